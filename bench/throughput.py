@@ -1,0 +1,59 @@
+"""Checker CPU throughput (pairs/s at 128 and 256 tokens, batch 32) and load time.
+
+Measures the bundled model as it runs by default (its chosen precision) and,
+for comparison, fp32. Threads: whatever torch uses by default on this machine.
+
+    python bench/throughput.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from common import save, table
+
+
+def pairs_per_s(model, length: int, batch: int = 32, reps: int = 5) -> float:
+    import torch
+
+    ids = torch.randint(1000, 20000, (batch, length))
+    am = torch.ones_like(ids)
+    with torch.inference_mode():
+        model(input_ids=ids, attention_mask=am)
+        t = time.perf_counter()
+        for _ in range(reps):
+            model(input_ids=ids, attention_mask=am)
+    return batch * reps / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", help="checker model (default: bundled)")
+    args = ap.parse_args()
+    import torch
+
+    from faithlint.checkers.nli import NLIChecker
+
+    t = time.perf_counter()
+    checker = NLIChecker(args.model)
+    load_s = time.perf_counter() - t
+    rows = []
+    res = {"load_s": load_s, "threads": torch.get_num_threads(), "cpus": os.cpu_count(),
+           "precision": checker.quantize or "fp32"}
+    for length in (128, 256):
+        res[f"pairs_per_s_{length}"] = pairs_per_s(checker.model, length)
+    rows.append([res["precision"] + " (default)", res["pairs_per_s_128"], res["pairs_per_s_256"]])
+    if checker.quantize:
+        fp32 = NLIChecker(args.model, quantize="none")
+        res["fp32_pairs_per_s_128"] = pairs_per_s(fp32.model, 128)
+        res["fp32_pairs_per_s_256"] = pairs_per_s(fp32.model, 256)
+        rows.append(["fp32", res["fp32_pairs_per_s_128"], res["fp32_pairs_per_s_256"]])
+    save("throughput.json", res)
+    print(table(["precision", "pairs/s @128 tok", "pairs/s @256 tok"], rows))
+    print(f"load time {load_s:.2f} s (bundled: includes sha256 check); torch threads {res['threads']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Checkers: models that judge a draft sentence against context windows."""

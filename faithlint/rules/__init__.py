@@ -1,0 +1,1 @@
+"""Lint rules beyond the NLI verdict (FL400 values and friends)."""

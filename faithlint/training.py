@@ -1,0 +1,214 @@
+"""Fine-tune a 3-way (entailment/neutral/contradiction) cross-encoder on CPU.
+
+Used by ``training/train.py`` (the shipped model) and ``faithlint train`` (a
+user's domain data). Checkpoints every ``save_every`` steps hold the model,
+optimiser, scheduler, data order and RNG state, so an interrupted run resumes
+exactly where it stopped; with the same seed and data the run is reproducible.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+LABELS = ("entailment", "neutral", "contradiction")
+
+
+@dataclass
+class TrainConfig:
+    epochs: float = 2.0
+    lr: float = 6e-5
+    batch_size: int = 32
+    max_length: int = 192
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    seed: int = 13
+    save_every: int = 200
+    class_balance: str = "inverse"  # inverse | sqrt | none
+    max_minutes: float | None = None
+
+
+def _log(msg: str, log_file: Path | None) -> None:
+    line = time.strftime("%H:%M:%S ") + msg
+    print(line, file=sys.stderr, flush=True)
+    if log_file:
+        with log_file.open("a") as f:
+            f.write(line + "\n")
+
+
+def _encode(tok: Any, rows: Sequence[dict], max_length: int) -> list[dict]:
+    enc = tok([r["premise"] for r in rows], [r["hypothesis"] for r in rows], truncation="only_first",
+              max_length=max_length)
+    out = []
+    for i, r in enumerate(rows):
+        ids = enc["input_ids"][i]
+        if len(ids) > max_length:  # hypothesis alone too long: keep its head
+            ids = ids[:max_length - 1] + [tok.sep_token_id]
+        tt = enc["token_type_ids"][i][:len(ids)] if "token_type_ids" in enc else None
+        out.append({"input_ids": ids, "token_type_ids": tt, "label": LABELS.index(r["label"])})
+    return out
+
+
+def _batches(n_items: int, lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:
+    """Length-bucketed batches: little padding, still shuffled."""
+    idx = list(range(n_items))
+    rng.shuffle(idx)
+    chunk = batch_size * 50
+    batches = []
+    for c in range(0, n_items, chunk):
+        part = sorted(idx[c:c + chunk], key=lambda i: lengths[i])
+        batches.extend(part[b:b + batch_size] for b in range(0, len(part), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def _collate(items: list[dict], pad_id: int) -> dict:
+    import torch
+
+    n = max(len(x["input_ids"]) for x in items)
+    ids = torch.full((len(items), n), pad_id, dtype=torch.long)
+    tt = torch.zeros((len(items), n), dtype=torch.long)
+    am = torch.zeros((len(items), n), dtype=torch.long)
+    for i, x in enumerate(items):
+        L = len(x["input_ids"])
+        ids[i, :L] = torch.tensor(x["input_ids"])
+        am[i, :L] = 1
+        if x["token_type_ids"] is not None:
+            tt[i, :L] = torch.tensor(x["token_type_ids"])
+    return {"input_ids": ids, "attention_mask": am, "token_type_ids": tt,
+            "labels": torch.tensor([x["label"] for x in items])}
+
+
+def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_size: int = 64) -> Any:
+    """Logits (N, 3) in LABELS order for premise/hypothesis rows."""
+    import torch
+
+    enc = _encode(tok, rows, max_length)
+    order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
+    out = torch.zeros((len(enc), 3))
+    model.eval()
+    with torch.inference_mode():
+        for b in range(0, len(order), batch_size):
+            ids = order[b:b + batch_size]
+            batch = _collate([enc[i] for i in ids], tok.pad_token_id)
+            batch.pop("labels")
+            out[ids] = model(**batch).logits.float()
+    return out
+
+
+def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out_dir: Path,
+          cfg: TrainConfig) -> Path:
+    """Train and return the directory of the final Hugging Face model."""
+    import numpy as np
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import get_linear_schedule_with_warmup
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log_file = out_dir / "train.log"
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    tok = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)},
+        ignore_mismatched_sizes=True)
+    data = _encode(tok, train_rows, cfg.max_length)
+    lengths = [len(x["input_ids"]) for x in data]
+    counts = np.bincount([x["label"] for x in data], minlength=3).astype(float)
+    if cfg.class_balance == "inverse":
+        weights = counts.sum() / (3 * np.maximum(counts, 1))
+    elif cfg.class_balance == "sqrt":
+        weights = np.sqrt(counts.sum() / (3 * np.maximum(counts, 1)))
+    else:
+        weights = np.ones(3)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float))
+    steps_per_epoch = math.ceil(len(data) / cfg.batch_size)
+    total_steps = int(steps_per_epoch * cfg.epochs)
+    no_decay = ("bias", "LayerNorm.weight")
+    params = [
+        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
+         "weight_decay": cfg.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
+    ]
+    opt = torch.optim.AdamW(params, lr=cfg.lr)
+    sched = get_linear_schedule_with_warmup(opt, int(cfg.warmup * total_steps), total_steps)
+    step = 0
+    ckpt = out_dir / "checkpoint.pt"
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        step = state["step"]
+        torch.set_rng_state(state["torch_rng"])
+        _log(f"resumed from step {step}", log_file)
+    _log(f"train rows {len(data)} labels {counts.tolist()} weights {np.round(weights, 3).tolist()} "
+         f"steps {total_steps} config {json.dumps(asdict(cfg))}", log_file)
+    start = time.time()
+    running = 0.0
+    model.train()
+    while step < total_steps:
+        epoch = step // steps_per_epoch
+        order = _batches(len(data), lengths, cfg.batch_size, random.Random(cfg.seed * 1000 + epoch))
+        for bi in range(step % steps_per_epoch, len(order)):
+            if step >= total_steps:
+                break
+            batch = _collate([data[i] for i in order[bi]], tok.pad_token_id)
+            labels = batch.pop("labels")
+            loss = loss_fn(model(**batch).logits, labels)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
+            if step % 50 == 0:
+                rate = (time.time() - start) / 60
+                _log(f"step {step}/{total_steps} epoch {epoch} loss {running:.4f} lr {sched.get_last_lr()[0]:.2e} "
+                     f"elapsed {rate:.1f} min", log_file)
+            if step % cfg.save_every == 0 or step == total_steps:
+                tmp = ckpt.with_suffix(".tmp")
+                torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
+                            "scheduler": sched.state_dict(), "step": step,
+                            "torch_rng": torch.get_rng_state()}, tmp)
+                os.replace(tmp, ckpt)
+            if cfg.max_minutes and (time.time() - start) / 60 > cfg.max_minutes:
+                _log(f"time budget reached at step {step}; stopping early", log_file)
+                total_steps = step
+                break
+            if step % steps_per_epoch == 0 and calib_rows:
+                _evaluate(model, tok, calib_rows, cfg, log_file, f"epoch {epoch}")
+                model.train()
+    final = out_dir / "final"
+    model.save_pretrained(final)
+    tok.save_pretrained(final)
+    if calib_rows:
+        _evaluate(model, tok, calib_rows, cfg, log_file, "final")
+    _log(f"saved {final}", log_file)
+    return final
+
+
+def _evaluate(model: Any, tok: Any, rows: Sequence[dict], cfg: TrainConfig, log_file: Path, tag: str) -> dict:
+    import numpy as np
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    logits = predict(model, tok, rows, cfg.max_length)
+    probs = logits.softmax(-1).numpy()
+    y = np.array([LABELS.index(r["label"]) for r in rows])
+    pred = probs.argmax(1)
+    res = {"acc": float((pred == y).mean()), "macro_f1": float(f1_score(y, pred, average="macro"))}
+    if len(set(y == 0)) == 2:
+        res["auroc_entail"] = float(roc_auc_score(y == 0, probs[:, 0]))
+    _log(f"eval {tag}: {json.dumps(res)}", log_file)
+    return res

@@ -1,0 +1,125 @@
+"""The core pipeline with a fake checker: rules, offsets, suppression, caching, aggregation."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import KeywordChecker
+
+from faithlint.config import Config
+from faithlint.linter import Linter
+from faithlint.relevance import LexicalRelevance
+from faithlint.rules.values import ValueExtractor
+from faithlint.sentences import SentenceSplitter
+from faithlint.types import ContextDoc
+
+CTX = [ContextDoc("ctx.md", "The library reopened on March 4, 2024. The project cost $12.5 million. "
+                            "It is closed on Sundays. Helen Okafor is the director.")]
+
+
+def linter(**cfg) -> tuple[Linter, KeywordChecker]:
+    checker = KeywordChecker()
+    lt = Linter(Config(**cfg), checker=checker, relevance=LexicalRelevance(),
+                splitter=SentenceSplitter(use_spacy=False), values=ValueExtractor(nlp=False))
+    return lt, checker
+
+
+def codes(result, with_values: bool = False):
+    """(code, flagged text); FL400 left out unless asked (the fake's keywords look like names to it)."""
+    return [(f.code, result.text[f.start:f.end]) for f in result.findings if with_values or f.code != "FL400"]
+
+
+def test_rules_fire_on_the_right_sentences_with_exact_offsets():
+    text = "# Title\n\nThe library reopened. It is open CONTRA on Sundays.\n\nA café UNSUP opened. It cost WEAK a lot.\n"
+    lt, _ = linter()
+    res = lt.check(text, CTX)
+    assert [s.label for s in res.sentences] == ["entailment", "entailment", "contradiction", "neutral", "entailment"]
+    got = codes(res)
+    assert ("FL100", "It is open CONTRA on Sundays.") in got
+    assert ("FL200", "A café UNSUP opened.") in got
+    assert ("FL300", "It cost WEAK a lot.") in got
+    assert not any(c[1].startswith("The library") for c in got)
+    for f in res.findings:
+        assert f.evidence is not None and f.evidence.source == "ctx.md"
+    assert res.score["unsupported_share"] == pytest.approx(2 / 5)
+
+
+def test_fl400_names_draft_and_context_values():
+    lt, _ = linter()
+    res = lt.check("The project cost $15 million.", CTX)
+    fl400 = [f for f in res.findings if f.code == "FL400"]
+    assert fl400, codes(res)
+    f = fl400[0]
+    assert res.text[f.start:f.end] == "$15 million"
+    assert "$15 million" in f.message and "$12.5 million" in f.message
+    assert f.data["context_value"] == "$12.5 million"
+
+
+def test_offsets_survive_emoji_cjk_and_crlf():
+    text = "😀 Intro 中文 line.\r\n\r\nThe café 👍🏽 UNSUP opened.\r\n"
+    lt, _ = linter()
+    res = lt.check(text, CTX)
+    f = [f for f in res.findings if f.code == "FL200"][0]
+    assert text[f.start:f.end] == "The café 👍🏽 UNSUP opened."
+
+
+def test_markdown_code_and_links_are_not_checked():
+    text = "Use `CONTRA` here.\n\n```\nCONTRA UNSUP\n```\n\nSee [the docs](http://x/UNSUP).\n"
+    lt, _ = linter()
+    res = lt.check(text, CTX)
+    assert not [f for f in res.findings if f.code in ("FL100", "FL200")]
+
+
+def test_suppression_comments():
+    text = ("<!-- faithlint-disable FL200 -->\nA UNSUP one.\n<!-- faithlint-enable -->\n\nB UNSUP two.\n\n"
+            "<!-- faithlint-disable-next-line FL100 -->\nC CONTRA three.\n\nD CONTRA four.\n")
+    lt, _ = linter()
+    got = codes(lt.check(text, CTX))
+    assert ("FL200", "B UNSUP two.") in got
+    assert ("FL100", "D CONTRA four.") in got
+    assert not any("A UNSUP" in c[1] or "C CONTRA" in c[1] for c in got)
+
+
+def test_select_ignore_and_severity_overrides():
+    text = "A UNSUP one. It cost WEAK a lot. B CONTRA two."
+    lt, _ = linter(ignore=["FL3", "FL4"], rules={"FL200": {"severity": "error"}})
+    res = lt.check(text, CTX)
+    assert {f.code for f in res.findings} == {"FL100", "FL200"}
+    assert all(f.severity == "error" for f in res.findings)
+    lt, _ = linter(select=["FL1"])
+    assert {f.code for f in lt.check(text, CTX).findings} == {"FL100"}
+
+
+def test_fl300_threshold_from_config():
+    lt, _ = linter(rules={"FL300": {"threshold": 0.3}}, ignore=["FL400"])
+    assert not lt.check("It cost WEAK a lot.", CTX).findings
+
+
+def test_verdict_cache_rechecks_only_changed_sentences():
+    lt, checker = linter()
+    lt.check("The library reopened. It is closed on Sundays. Helen Okafor is the director.", CTX)
+    first = lt.stats.last["scored"]
+    lt.check("The library reopened. It is closed UNSUP on Sundays. Helen Okafor is the director.", CTX)
+    assert lt.stats.last["scored"] < first
+    assert lt.stats.last["scored"] >= 1
+    lt.check("The library reopened. It is closed UNSUP on Sundays. Helen Okafor is the director.", CTX)
+    assert lt.stats.last["scored"] == 0
+
+
+def test_no_context_and_empty_draft():
+    lt, _ = linter()
+    res = lt.check("Something UNSUP.", [])
+    assert res.findings == [] and res.notes
+    assert lt.check("   \n", CTX).sentences == []
+
+
+@pytest.mark.parametrize("mode", ["max", "weighted", "min"])
+def test_aggregation_setting_is_used(mode):
+    lt, _ = linter(aggregation=mode)
+    res = lt.check("The library reopened.", CTX)
+    assert res.sentences[0].label == "entailment"
+
+
+def test_cancelled_check_returns_early():
+    lt, checker = linter()
+    res = lt.check("The library reopened. It is open.", CTX, cancelled=lambda: True)
+    assert checker.pairs == 0 and res.findings == []

@@ -1,0 +1,132 @@
+"""Calibrate, pick a precision and export the trained checker into the package.
+
+1. Temperature scaling on training/data/calib.jsonl (a development split never
+   used for gradient steps): minimise the NLL over T, report ECE before/after.
+2. Compare fp32 and int8 (dynamic quantisation of Linear layers) on the same
+   split: accuracy and CPU pairs/s; int8 is chosen only at equal accuracy
+   (within --tolerance) and higher speed.
+3. Write fp16 safetensors (upcast to fp32 at load; half the size) with the
+   tokenizer, ``faithlint_temperature`` and ``faithlint_quantize`` in
+   config.json, and SHA256SUMS into faithlint/models/default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from faithlint.training import LABELS, predict  # noqa: E402
+
+
+def ece(probs, correct, bins: int = 15) -> float:
+    import numpy as np
+
+    conf = np.asarray(probs)
+    correct = np.asarray(correct, dtype=float)
+    edges = np.linspace(0, 1, bins + 1)
+    total = 0.0
+    for a, b in zip(edges[:-1], edges[1:]):
+        m = (conf > a) & (conf <= b)
+        if m.any():
+            total += m.mean() * abs(conf[m].mean() - correct[m].mean())
+    return float(total)
+
+
+def fit_temperature(logits, y) -> float:
+    import torch
+
+    t = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.LBFGS([t], lr=0.1, max_iter=200)
+    yt = torch.tensor(y)
+
+    def closure():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(logits / t.exp(), yt)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return float(t.exp().item())
+
+
+def speed(model, tok, length: int = 128, batch: int = 32, reps: int = 3) -> float:
+    import torch
+
+    ids = torch.randint(1000, 20000, (batch, length))
+    am = torch.ones_like(ids)
+    with torch.inference_mode():
+        model(input_ids=ids, attention_mask=am)
+        t = time.perf_counter()
+        for _ in range(reps):
+            model(input_ids=ids, attention_mask=am)
+    return batch * reps / (time.perf_counter() - t)
+
+
+def main() -> None:
+    import numpy as np
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", type=Path, default=ROOT / "training" / "runs" / "default" / "final")
+    ap.add_argument("--calib", type=Path, default=ROOT / "training" / "data" / "calib.jsonl")
+    ap.add_argument("--out", type=Path, default=ROOT / "faithlint" / "models" / "default")
+    ap.add_argument("--tolerance", type=float, default=0.01)
+    args = ap.parse_args()
+    rows = [json.loads(x) for x in args.calib.open(encoding="utf-8")]
+    tok = AutoTokenizer.from_pretrained(args.model)
+    model = AutoModelForSequenceClassification.from_pretrained(args.model, dtype=torch.float32).eval()
+    y = np.array([LABELS.index(r["label"]) for r in rows])
+    logits = predict(model, tok, rows, 192)
+    temp = fit_temperature(logits, y)
+    p_raw = logits.softmax(-1).numpy()
+    p_cal = (logits / temp).softmax(-1).numpy()
+    report = {"calibration_rows": len(rows), "temperature": temp,
+              "ece_top_label_before": ece(p_raw.max(1), p_raw.argmax(1) == y),
+              "ece_top_label_after": ece(p_cal.max(1), p_cal.argmax(1) == y),
+              "ece_faithfulness_before": ece(p_raw[:, 0], y == 0),
+              "ece_faithfulness_after": ece(p_cal[:, 0], y == 0),
+              "calib_accuracy_fp32": float((p_raw.argmax(1) == y).mean())}
+    # fp16 storage round trip must not change predictions
+    half = {k: v.half().contiguous() for k, v in model.state_dict().items()}
+    model16 = AutoModelForSequenceClassification.from_pretrained(args.model, dtype=torch.float32).eval()
+    model16.load_state_dict({k: v.float() for k, v in half.items()})
+    acc16 = float((predict(model16, tok, rows, 192).argmax(1).numpy() == y).mean())
+    q = torch.ao.quantization.quantize_dynamic(model16, {torch.nn.Linear}, dtype=torch.qint8)
+    acc8 = float((predict(q, tok, rows, 192).argmax(1).numpy() == y).mean())
+    sp32, sp8 = speed(model16, tok), speed(q, tok)
+    choose_int8 = acc8 >= acc16 - args.tolerance and sp8 > sp32
+    report.update({"calib_accuracy_fp16_storage": acc16, "calib_accuracy_int8": acc8,
+                   "pairs_per_s_fp32_128": sp32, "pairs_per_s_int8_128": sp8,
+                   "runtime_precision": "int8" if choose_int8 else "fp32", "storage": "fp16 safetensors"})
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    args.out.mkdir(parents=True)
+    tok.save_pretrained(args.out)
+    cfg = model.config
+    cfg.faithlint_temperature = temp
+    cfg.faithlint_quantize = "int8" if choose_int8 else None
+    cfg.torch_dtype = "float16"
+    cfg.save_pretrained(args.out)
+    save_file(half, str(args.out / "model.safetensors"), metadata={"format": "pt"})
+    digest = hashlib.sha256((args.out / "model.safetensors").read_bytes()).hexdigest()
+    (args.out / "SHA256SUMS").write_text(f"{digest}  model.safetensors\n")
+    manifest = args.model.parent / "data_manifest.json"
+    report["data_manifest"] = json.loads(manifest.read_text()) if manifest.exists() else None
+    (args.out / "export_report.json").write_text(json.dumps(report, indent=2))
+    size = (args.out / "model.safetensors").stat().st_size / 1e6
+    print(json.dumps({k: v for k, v in report.items() if k != "data_manifest"}, indent=2))
+    print(f"exported to {args.out} ({size:.1f} MB weights)")
+
+
+if __name__ == "__main__":
+    main()
