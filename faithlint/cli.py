@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--tcp", action="store_true")
     v.add_argument("--host", default="127.0.0.1")
     v.add_argument("--port", type=int, default=2087)
+
+    from faithlint.watch import add_arguments as _watch_arguments
+
+    _watch_arguments(sub.add_parser("watch", help="re-check drafts whenever they or their context change"))
     return p
 
 
@@ -91,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_train(args)
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "watch":
+            return cmd_watch(args)
     except FaithlintError as exc:
         print(f"faithlint: error: {exc}", file=sys.stderr)
         return 2
@@ -149,9 +155,10 @@ def _inside_context_folder(path: Path) -> bool:
 def _progress(total: int, enabled: bool) -> Any:
     if not enabled or total < 2 or not sys.stderr.isatty():
         return None
+    from rich.console import Console
     from rich.progress import Progress
 
-    prog = Progress(transient=True)
+    prog = Progress(transient=True, console=Console(stderr=True))
     prog.start()
     prog.task = prog.add_task("checking", total=total)  # type: ignore[attr-defined]
     return prog
@@ -376,6 +383,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise FaithlintError(f"the language server needs pygls: pip install 'faithlint[server]' ({exc})") from None
     serve(tcp=args.tcp, host=args.host, port=args.port)
     return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from faithlint.watch import run_from_args
+
+    return run_from_args(args)
 
 
 if __name__ == "__main__":

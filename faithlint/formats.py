@@ -411,4 +411,8 @@ def render(results: list[DraftResult], fmt: str, *, color: bool = False,
         return _render_sarif(results, contexts)
     if fmt == "github":
         return _render_github(results)
+    if fmt == "html":  # self-contained visual report (faithlint.report_html); not in FORMATS, which lists text formats
+        from faithlint.report_html import render_html
+
+        return render_html(results, contexts=contexts)
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

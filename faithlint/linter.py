@@ -138,7 +138,11 @@ class Linter:
         ex = extract(text, markdown=markdown)
         out = []
         for block in ex.blocks:
+            if block.kind == "heading" and not self.config.check_headings:
+                continue  # titles are not claims
             for s in self.splitter.split(block.text):
+                if len(block.text[s.start:s.end].split()) < self.config.min_words:
+                    continue  # "Pricing", "Yes." : nothing to verify
                 a, b = block.to_source(s.start, s.end)
                 out.append(DraftSentence(block, s.start, s.end, a, b))
         return ex, out
@@ -226,6 +230,7 @@ class Linter:
                     uniq[k] = len(all_windows)
                     all_windows.append(w)
         queries = [f"{query} {s}" if query else s for s in sentences]
+        hypotheses = [claim(s, query, cfg.query_claim) for s in sentences]
         sim = self.relevance.similarity(queries, [w.text for w in all_windows])
         if cancelled and cancelled():
             return [(np.array([0.0, 1.0, 0.0]), None, []) for _ in sentences]
@@ -236,11 +241,11 @@ class Linter:
             sel = select(sim[i, cols], cfg.selection, cfg.top_k, cfg.top_p, cfg.max_windows)
             picked = [ws[j] for j in sel.indices]
             chosen.append((picked, sel.weights))
-            pairs.extend((w.text, sentences[i]) for w in picked)
+            pairs.extend((w.text, hypotheses[i]) for w in picked)
         probs = self._score(pairs)
         out = []
         k = 0
-        for i, (picked, weights) in enumerate(chosen):
+        for picked, weights in chosen:
             p = probs[k:k + len(picked)]
             k += len(picked)
             self.stats.sentences_checked += 1
@@ -304,7 +309,8 @@ class Linter:
                     a, b = s.to_source(m.value.start, m.value.end)
                     ctx = m.context_value
                     msg = f"\u2018{m.value.text}\u2019 ({m.value.kind}) does not appear in the evidence"
-                    msg += f"; the context has \u2018{ctx.text}\u2019" if ctx else f"; the evidence has no {m.value.kind}"
+                    msg += (f"; the context has \u2018{ctx.text}\u2019" if ctx
+                            else f"; the evidence has no {m.value.kind}")
                     findings.append(Finding(
                         "FL400", cfg.severity_for("FL400", RULES["FL400"].severity), msg, a, b, label=r.label,
                         score=r.score, evidence=r.evidence,
@@ -313,6 +319,16 @@ class Linter:
         kept = [f for f in findings if not ex.suppressions.is_suppressed(f.code, line_of(ex.source, f.start))]
         kept.sort(key=lambda f: (f.start, f.code))
         return kept
+
+
+def claim(sentence: str, query: str | None, mode: str) -> str:
+    """Provenance-style claim: a short answer fragment ("In 2019.") means nothing without its question."""
+    if not query or mode == "never":
+        return sentence
+    if mode == "always" or len(sentence.split()) <= 5:
+        q = query.strip().rstrip("?").strip()
+        return f"The answer to the question \u201c{q}?\u201d is: {sentence}"
+    return sentence
 
 
 _CHECKERS: dict[tuple, Any] = {}

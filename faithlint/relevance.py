@@ -62,6 +62,7 @@ class EmbeddingRelevance:
         from faithlint.checkers.tokens import base_model_dir
 
         hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
         path = model_dir or str(base_model_dir())
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.model = AutoModel.from_pretrained(path, dtype=torch.float32).eval()

@@ -281,7 +281,7 @@ class Synthesizer:
 
 
 def _lower_first(s: str) -> str:
-    if len(s) > 1 and s[0].isupper() and not s[1].isupper() and not s.split()[0] in {"I"}:
+    if len(s) > 1 and s[0].isupper() and not s[1].isupper() and s.split()[0] not in {"I"}:
         return s[0].lower() + s[1:]
     return s
 

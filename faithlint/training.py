@@ -109,8 +109,7 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     """Train and return the directory of the final Hugging Face model."""
     import numpy as np
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from transformers import get_linear_schedule_with_warmup
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
     out_dir.mkdir(parents=True, exist_ok=True)
     log_file = out_dir / "train.log"

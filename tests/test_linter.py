@@ -29,10 +29,11 @@ def codes(result, with_values: bool = False):
 
 
 def test_rules_fire_on_the_right_sentences_with_exact_offsets():
-    text = "# Title\n\nThe library reopened. It is open CONTRA on Sundays.\n\nA café UNSUP opened. It cost WEAK a lot.\n"
+    text = ("# Title\n\nThe library reopened. It is open CONTRA on Sundays.\n\n"
+            "A café UNSUP opened. It cost WEAK a lot.\n")
     lt, _ = linter()
     res = lt.check(text, CTX)
-    assert [s.label for s in res.sentences] == ["entailment", "entailment", "contradiction", "neutral", "entailment"]
+    assert [s.label for s in res.sentences] == ["entailment", "contradiction", "neutral", "entailment"]
     got = codes(res)
     assert ("FL100", "It is open CONTRA on Sundays.") in got
     assert ("FL200", "A café UNSUP opened.") in got
@@ -40,7 +41,7 @@ def test_rules_fire_on_the_right_sentences_with_exact_offsets():
     assert not any(c[1].startswith("The library") for c in got)
     for f in res.findings:
         assert f.evidence is not None and f.evidence.source == "ctx.md"
-    assert res.score["unsupported_share"] == pytest.approx(2 / 5)
+    assert res.score["unsupported_share"] == pytest.approx(2 / 4)
 
 
 def test_fl400_names_draft_and_context_values():
@@ -107,7 +108,7 @@ def test_verdict_cache_rechecks_only_changed_sentences():
 
 def test_no_context_and_empty_draft():
     lt, _ = linter()
-    res = lt.check("Something UNSUP.", [])
+    res = lt.check("Something UNSUP here.", [])
     assert res.findings == [] and res.notes
     assert lt.check("   \n", CTX).sentences == []
 
@@ -123,3 +124,22 @@ def test_cancelled_check_returns_early():
     lt, checker = linter()
     res = lt.check("The library reopened. It is open.", CTX, cancelled=lambda: True)
     assert checker.pairs == 0 and res.findings == []
+
+
+def test_short_answers_become_provenance_claims():
+    from faithlint.linter import claim
+
+    assert claim("Paris.", "What is the capital of France?", "auto") == (
+        "The answer to the question \u201cWhat is the capital of France?\u201d is: Paris.")
+    long = "The capital of France has been Paris for a long time."
+    assert claim(long, "What is the capital?", "auto") == long
+    assert claim(long, "What is the capital?", "always").endswith(long)
+    assert claim("Paris.", "Q?", "never") == "Paris." and claim("Paris.", None, "always") == "Paris."
+
+
+def test_headings_and_fragments_are_skipped_unless_configured():
+    text = "# A CONTRA title\n\nOK.\n\nThe library UNSUP reopened.\n"
+    lt, _ = linter(ignore=["FL400"])
+    assert [s.text for s in lt.check(text, CTX).sentences] == ["The library UNSUP reopened."]
+    lt, _ = linter(ignore=["FL400"], check_headings=True, min_words=1)
+    assert [s.text for s in lt.check(text, CTX).sentences] == ["A CONTRA title", "OK.", "The library UNSUP reopened."]

@@ -69,9 +69,8 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     from faithlint.checkers.tokens import load_tokenizer
-    from faithlint.sentences import load_spacy
+    from faithlint.sentences import SentenceSplitter, load_spacy
     from faithlint.windows import build_windows, token_budget
-    from faithlint.sentences import SentenceSplitter
 
     tok = load_tokenizer()
 

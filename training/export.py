@@ -123,6 +123,7 @@ def main() -> None:
     manifest = args.model.parent / "data_manifest.json"
     report["data_manifest"] = json.loads(manifest.read_text()) if manifest.exists() else None
     (args.out / "export_report.json").write_text(json.dumps(report, indent=2))
+    shutil.copy(ROOT / "training" / "MODEL_CARD.md", args.out / "MODEL_CARD.md")
     size = (args.out / "model.safetensors").stat().st_size / 1e6
     print(json.dumps({k: v for k, v in report.items() if k != "data_manifest"}, indent=2))
     print(f"exported to {args.out} ({size:.1f} MB weights)")

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,7 @@ class NLIChecker:
             from transformers.utils import logging as hf_logging
 
             hf_logging.set_verbosity_error()
+            hf_logging.disable_progress_bar()
             config = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code)
         except OSError as exc:
             raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]} "
@@ -114,7 +116,10 @@ class NLIChecker:
         if self.device == "cuda":
             self.model.to("cuda")
         elif quantize == "int8":
-            self.model = torch.ao.quantization.quantize_dynamic(self.model, {torch.nn.Linear}, dtype=torch.qint8)
+            with warnings.catch_warnings():  # torch.ao's deprecation notices are not the user's business
+                warnings.simplefilter("ignore")
+                self.model = torch.ao.quantization.quantize_dynamic(self.model, {torch.nn.Linear},
+                                                                    dtype=torch.qint8)
         self.quantize = quantize if self.device == "cpu" else None
         self.model_max = int(getattr(config, "max_position_embeddings", 512) or 512)
         self.name = _model_identity(path, bundled, self.temperature, self.quantize)

@@ -535,6 +535,8 @@ def _spacy_entities(text: str, doc: Any, claims: _Claims) -> list[_Item]:
         s, e = _trim_entity(text, ent.start_char, ent.end_char)
         if e <= s or not any(c.isalpha() for c in text[s:e]) or not claims.free(s, e):
             continue
+        if not any(c.isupper() or c.isdigit() for c in text[s:e]):
+            continue  # the small pipeline tags common nouns ("café") as names now and then
         item = _entity_item(text, s, e, ent.label_)
         if not item.tokens:
             continue

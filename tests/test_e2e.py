@@ -1,0 +1,157 @@
+"""End-to-end with the real bundled checker, embeddings and spaCy (no mocks)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from faithlint import cli
+from faithlint.config import Config
+from faithlint.context import load_context
+from faithlint.linter import Linter
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "rag-answer"
+CONTRADICTION = "The library is open on Sundays from 10 a.m. to 5 p.m."
+UNSUPPORTED = "A rooftop café run by a local bakery opened on the top floor."
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def example_result():
+    text = (EXAMPLE / "answer.md").read_text()
+    linter = Linter(Config())
+    ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)
+    return linter.check(text, ctx, path="answer.md", query="What changed at the Riverside Public Library?")
+
+
+def flagged(result, code):
+    return {result.text[f.start:f.end] for f in result.findings if f.code == code}
+
+
+def test_example_flags_exactly_the_planted_sentences(example_result):
+    res = example_result
+    assert CONTRADICTION in flagged(res, "FL100"), [(f.code, f.message) for f in res.findings]
+    assert UNSUPPORTED in flagged(res, "FL200") | flagged(res, "FL100") or flagged(res, "FL400") & {"café"}
+    planted = {CONTRADICTION, UNSUPPORTED}
+    for f in res.findings:
+        sentence = next(s for s in res.sentences if s.start <= f.start and f.end <= s.end)
+        assert sentence.text in planted, f"finding on a supported sentence: {f.code} {sentence.text!r}"
+    supported = [s for s in res.sentences if s.text not in planted and not s.text.startswith("What changed")]
+    assert supported and all(s.label == "entailment" for s in supported)
+
+
+def test_sentence_fields_and_evidence_offsets(example_result):
+    res = example_result
+    ctx_text = (EXAMPLE / "answer.context.md").read_text()
+    for s in res.sentences:
+        assert res.text[s.start:s.end] == s.text
+        assert abs(sum(s.probs.values()) - 1) < 1e-3
+        assert 1 <= s.scale_1_5 <= 5 and 0 <= s.score <= 1
+        assert s.evidence is not None
+        assert ctx_text[s.evidence.start:s.evidence.end] == s.evidence.text
+    contra = next(s for s in res.sentences if s.text == CONTRADICTION)
+    assert "Sundays" in contra.evidence.text
+
+
+def run_cli(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "faithlint", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_cli_text_and_exit_codes():
+    proc = run_cli("check", "examples/rag-answer/answer.md")
+    assert proc.returncode == 1, proc.stderr
+    assert "FL100" in proc.stdout and "Traceback" not in proc.stderr
+    assert run_cli("check", "examples/rag-answer/answer.md", "--fail-on", "never").returncode == 0
+
+
+def test_cli_formats_in_process(tmp_path, capsys):
+    draft = str(EXAMPLE / "answer.md")
+    for fmt in ("json", "jsonl", "sarif", "github", "text"):
+        out = tmp_path / f"out.{fmt}"
+        code = cli.main(["check", draft, "--format", fmt, "-o", str(out)])
+        assert code == 1
+        body = out.read_text()
+        if fmt == "json":
+            doc = json.loads(body)
+            r = doc["results"][0]
+            assert set(r) >= {"path", "score", "sentences", "findings"}
+            f = r["findings"][0]
+            assert set(f) >= {"code", "severity", "message", "start", "end", "line", "column", "end_line",
+                              "end_column", "lsp_range", "label", "score", "evidence"}
+            s = r["sentences"][0]
+            assert set(s) >= {"start", "end", "text", "label", "probs", "score", "scale_1_5", "evidence"}
+        elif fmt == "jsonl":
+            assert len(body.splitlines()) == 1 and json.loads(body)["findings"]
+        elif fmt == "sarif":
+            sarif = json.loads(body)
+            assert sarif["version"] == "2.1.0"
+            res = sarif["runs"][0]["results"]
+            assert any(x["ruleId"] == "FL100" and x["level"] == "error" for x in res)
+            assert res[0]["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+        elif fmt == "github":
+            assert body.startswith("::") and "title=FL100" in body
+        else:
+            assert "FL100 [error]" in body
+
+
+def test_clean_draft_exits_0(tmp_path):
+    shutil.copy(EXAMPLE / "answer.context.md", tmp_path / "good.context.md")
+    (tmp_path / "good.md").write_text("The Riverside Public Library reopened on March 4, 2024, after an 18-month "
+                                      "renovation.\n\nThe library is closed on Sundays.\n")
+    assert cli.main(["check", str(tmp_path / "good.md"), "--fail-on", "warning"]) == 0
+
+
+def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
+    from faithlint import linter as linter_mod
+
+    ctx = (EXAMPLE / "answer.context.md").read_text()
+    sentences = ["The library is closed on Sundays.", "The project cost $12.5 million.",
+                 "The library is open on Sundays.", "The renovation was designed by Marlow & Finch."]
+    lines = [json.dumps({"id": f"d{i}", "text": sentences[i % 4], "context": [ctx]}) for i in range(200)]
+    (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n")
+    loads = []
+    real = linter_mod.NLIChecker if hasattr(linter_mod, "NLIChecker") else None
+    from faithlint.checkers import nli
+
+    original = nli.NLIChecker
+
+    class Counting(original):
+        def __init__(self, *a, **k):
+            loads.append(1)
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(nli, "NLIChecker", Counting)
+    monkeypatch.setattr(linter_mod, "_CHECKERS", {})
+    out = tmp_path / "out.jsonl"
+    code = cli.main(["check", "--pairs", str(tmp_path / "pairs.jsonl"), "--format", "jsonl", "-o", str(out),
+                     "--fail-on", "never"])
+    assert code == 0
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [f"d{i}" for i in range(200)]
+    assert len(loads) == 1
+    assert real is None or real is original
+
+
+def test_synth_and_train_round_trip(tmp_path):
+    synth = tmp_path / "synth.jsonl"
+    assert cli.main(["synth", str(EXAMPLE / "answer.context.md"), "-o", str(synth), "--per-doc", "20"]) == 0
+    rows = [json.loads(x) for x in synth.read_text().splitlines()]
+    assert rows and {r["label"] for r in rows} <= {"entailment", "neutral", "contradiction"}
+    assert all(r["premise"] and r["hypothesis"] for r in rows)
+    small = tmp_path / "small.jsonl"
+    small.write_text("\n".join(json.dumps(r) for r in rows[:16]) + "\n")
+    assert cli.main(["train", str(small), "-o", str(tmp_path / "m"), "--epochs", "1", "--batch-size", "8"]) == 0
+    final = tmp_path / "m" / "final"
+    assert (final / "config.json").exists()
+    (tmp_path / "d.md").write_text("The library is closed on Sundays.\n")
+    code = cli.main(["check", str(tmp_path / "d.md"), "--context", str(EXAMPLE / "answer.context.md"),
+                     "--model", str(final), "--fail-on", "never"])
+    assert code == 0
