@@ -60,7 +60,8 @@ def speed_md(t: dict | None, b: dict | None, e: dict | None) -> str:
                      f"expected calibration error of the top label {e['ece_top_label_before']:.3f} → "
                      f"{e['ece_top_label_after']:.3f}; of the faithfulness score "
                      f"{e['ece_faithfulness_before']:.3f} → {e['ece_faithfulness_after']:.3f}. Precision: "
-                     f"{e['runtime_precision']} at run time (calibration accuracy fp32 {e['calib_accuracy_fp16_storage']:.3f}, "
+                     f"{e['runtime_precision']} at run time (calibration accuracy fp32 "
+                     f"{e['calib_accuracy_fp16_storage']:.3f}, "
                      f"int8 {e['calib_accuracy_int8']:.3f}), stored as {e['storage']}.")
     return "\n".join(lines)
 

@@ -15,19 +15,6 @@ import time
 from common import save, table
 
 
-def pairs_per_s(model, length: int, batch: int = 32, reps: int = 5) -> float:
-    import torch
-
-    ids = torch.randint(1000, 20000, (batch, length))
-    am = torch.ones_like(ids)
-    with torch.inference_mode():
-        model(input_ids=ids, attention_mask=am)
-        t = time.perf_counter()
-        for _ in range(reps):
-            model(input_ids=ids, attention_mask=am)
-    return batch * reps / (time.perf_counter() - t)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", help="checker model (default: bundled)")
@@ -35,6 +22,7 @@ def main() -> None:
     import torch
 
     from faithlint.checkers.nli import NLIChecker
+    from faithlint.training import pairs_per_second as pairs_per_s
 
     t = time.perf_counter()
     checker = NLIChecker(args.model)

@@ -50,6 +50,7 @@ class Stats:
     """Counters the server's status command and the benchmarks read."""
 
     sentences_checked: int = 0
+    sentences_rescored: int = 0  # sentences with at least one pair the cache did not have
     pairs_scored: int = 0
     pair_cache_hits: int = 0
     drafts_checked: int = 0
@@ -242,11 +243,13 @@ class Linter:
             picked = [ws[j] for j in sel.indices]
             chosen.append((picked, sel.weights))
             pairs.extend((w.text, hypotheses[i]) for w in picked)
-        probs = self._score(pairs)
+        probs, fresh = self._score(pairs)
         out = []
         k = 0
+        rescored = 0
         for picked, weights in chosen:
             p = probs[k:k + len(picked)]
+            rescored += bool(fresh[k:k + len(picked)].any())
             k += len(picked)
             self.stats.sentences_checked += 1
             if len(picked) == 0:
@@ -255,9 +258,12 @@ class Linter:
             agg, best = aggregate(p, np.array(weights), cfg.aggregation)
             evs = [Evidence(w.source, w.start, w.end, w.text, wt) for w, wt in zip(picked, weights)]
             out.append((agg, evs[best], evs))
+        self.stats.sentences_rescored += rescored
+        self.stats.last["sentences_rescored"] = rescored
         return out
 
-    def _score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+    def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities for each pair, and which pairs the model had to run (not cached)."""
         name = getattr(self.checker, "name", type(self.checker).__name__)
         keys = [hashlib.sha1(f"{name}\x00{self.config.max_length}\x00{p}\x00{h}".encode()).hexdigest()
                 for p, h in pairs]
@@ -277,7 +283,9 @@ class Linter:
             for i, row in zip(todo, scored):
                 out[i] = row
                 self._pair_cache.put(keys[i], row.copy())
-        return out
+        fresh = np.zeros(len(pairs), dtype=bool)
+        fresh[todo] = True
+        return out, fresh
 
     def _findings(self, ex: Extracted, sents: list[DraftSentence], results: list[SentenceResult]) -> list[Finding]:
         cfg = self.config

@@ -75,8 +75,8 @@ mark.v{background:none;border-bottom:2px solid var(--warn);color:inherit;font-we
 .findings{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:8px}
 .finding{border:1px solid var(--line);border-left:4px solid var(--line);border-radius:6px;padding:8px 10px;
 font-size:14px}
-.finding.sev-error{border-left-color:var(--err)}.finding.sev-warning{border-left-color:#d4a72c}
-.finding.sev-info{border-left-color:var(--info)}
+.finding.fs-error{border-left-color:var(--err)}.finding.fs-warning{border-left-color:#d4a72c}
+.finding.fs-info{border-left-color:var(--info)}
 .finding.sel{box-shadow:0 0 0 2px var(--fg)}
 .finding .head{display:flex;gap:8px;align-items:baseline;flex-wrap:wrap}
 .code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-weight:700}
@@ -84,6 +84,8 @@ font-size:14px}
 .quote{color:var(--muted);font-style:italic}
 .evidence{margin-top:6px;border-left:3px solid var(--line);padding:2px 0 2px 8px;font-size:13px;white-space:pre-wrap;
 overflow-wrap:anywhere}
+.finding .evidence{max-height:14em;overflow:auto}
+.finding .evidence .src{position:sticky;top:0;background:var(--bg);padding-bottom:2px}
 .evidence .src{display:block;color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
 .evidence mark{background:#fff1b3}
 .probs{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;color:var(--muted)}
@@ -135,6 +137,11 @@ document.addEventListener("keydown",function(e){
  if(t&&t.classList&&t.classList.contains("s")){e.preventDefault();
   show(+t.getAttribute("data-draft"),+t.getAttribute("data-sentence"));}
 });
+document.querySelectorAll(".finding .evidence mark").forEach(function(m){var box=m.closest(".evidence");
+ if(box)box.scrollTop+=m.getBoundingClientRect().top-box.getBoundingClientRect().top-44;});
+function fromHash(){var m=/^#d(\\d+)-s(\\d+)$/.exec(location.hash||"");if(m)show(+m[1],+m[2]);}
+window.addEventListener("hashchange",fromHash);
+fromHash();
 document.documentElement.setAttribute("data-ready","1");
 })();
 """
@@ -259,7 +266,8 @@ def _summary(results: Sequence[DraftResult], title: str) -> str:
                    "</div>")
     out.append('<div class="stat"><div class="k">by severity</div><div class="chips">')
     for sev in SEVERITIES:
-        out.append(f'<span class="chip sev-{sev}" data-severity="{sev}"><b>{by_sev.get(sev, 0)}</b> {sev}</span>')
+        n = by_sev.get(sev, 0)
+        out.append(f'<span class="chip sev-{sev}" data-severity="{sev}"><b>{n}</b> {sev}{"" if n == 1 else "s"}</span>')
     out.append('</div><div class="k" style="margin-top:8px">by rule</div><div class="chips" id="by-rule">')
     codes = sorted(set(RULES) | set(by_code))
     for code in codes:
@@ -334,7 +342,7 @@ def _finding_card(d: int, k: int, result: DraftResult, f: Finding, sentence: int
     name = RULES[f.code].name if f.code in RULES else f.code.lower()
     sev = f.severity if f.severity in _SEV_RANK else "warning"
     attrs = f'data-draft="{d}" data-sentence="{"" if sentence is None else sentence}" data-code="{_e(f.code)}"'
-    out = [f'<li class="finding sev-{sev}" id="d{d}-f{k}" {attrs} tabindex="0">',
+    out = [f'<li class="finding fs-{sev}" id="d{d}-f{k}" {attrs} tabindex="0">',
            f'<div class="head"><span class="code sev-{sev}">{_e(f.code)}</span><span>{_e(name)}</span>'
            f'<span class="sev-{sev}">{_e(f.severity)}</span>'
            + (f"<span>score {_fmt(f.score)}</span>" if f.score is not None else "")
@@ -369,7 +377,7 @@ def _draft_section(d: int, result: DraftResult) -> tuple[str, dict[str, Any]]:
     meta = (f"mean score {_fmt(_finite(score.get('mean')))} \u00b7 min {_fmt(_finite(score.get('min')))} \u00b7 "
             f"unsupported share {_fmt(_finite(score.get('unsupported_share')))} \u00b7 "
             f"{len(sentences)} sentence{'' if len(sentences) == 1 else 's'} \u00b7 "
-            + ", ".join(f"{sev.get(k, 0)} {k}" for k in SEVERITIES))
+            + ", ".join(f"{sev.get(k, 0)} {k}{'' if sev.get(k, 0) == 1 else 's'}" for k in SEVERITIES))
     out = [f'<section class="draft" id="draft-{d}" data-path="{_e(name)}">', f"<h2>{_e(name)}</h2>",
            f'<div class="draft-meta">{_e(meta)}</div>']
     if result.notes:

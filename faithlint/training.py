@@ -211,3 +211,18 @@ def _evaluate(model: Any, tok: Any, rows: Sequence[dict], cfg: TrainConfig, log_
         res["auroc_entail"] = float(roc_auc_score(y == 0, probs[:, 0]))
     _log(f"eval {tag}: {json.dumps(res)}", log_file)
     return res
+
+
+def pairs_per_second(model: Any, length: int = 128, batch: int = 32, reps: int = 5) -> float:
+    """CPU throughput of a sequence classifier on random token ids (export choice and bench/throughput.py)."""
+    import torch
+
+    ids = torch.randint(1000, 20000, (batch, length))
+    am = torch.ones_like(ids)
+    with torch.inference_mode():
+        model(input_ids=ids, attention_mask=am)
+        t = time.perf_counter()
+        for _ in range(reps):
+            model(input_ids=ids, attention_mask=am)
+    return batch * reps / (time.perf_counter() - t)
+

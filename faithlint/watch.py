@@ -72,6 +72,12 @@ def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _git_internal(path: str) -> bool:
+    """Inside a ``.git`` folder (git's index and lock files churn on every status): only ``info/exclude`` counts."""
+    parts = Path(path).parts
+    return ".git" in parts and parts[-3:] != (".git", "info", "exclude")
+
+
 def _is_temp_name(name: str) -> bool:
     return (name.startswith((".#", "#", ".~")) or name.endswith(_TEMP_SUFFIXES) or name == "4913"
             or ".tmp" in name.split(".")[1:] and not name.endswith(DRAFT_SUFFIXES))
@@ -204,9 +210,12 @@ class IgnoreRules:
             if spec is None:
                 continue
             rel = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
-            res = spec.check_file(rel)
-            if res.include is not None:
-                verdict = res.include
+            if hasattr(spec, "check_file"):  # pathspec >= 0.12: knows which pattern decided, negations included
+                res = spec.check_file(rel)
+                if res.include is not None:
+                    verdict = res.include
+            elif spec.match_file(rel):
+                verdict = True
         return bool(verdict)
 
     def ignored(self, path: Path, is_dir: bool = False) -> bool:
@@ -247,7 +256,7 @@ class WatchOptions:
     allow_no_context: bool = False
     gitignore: bool = True
     debounce: float = 0.3
-    max_delay: float = 3.0
+    max_delay: float = 5.0  # a file written to continuously is still checked this often
     once: bool = False
     live: bool | None = None  # None: a rich live table when stdout is a terminal
 
@@ -273,7 +282,11 @@ class Display:
     def __init__(self, console: Any = None, live: bool | None = None) -> None:
         from rich.console import Console
 
-        self.console = console or Console(highlight=False, soft_wrap=True)
+        if console is None:
+            console = Console(highlight=False, soft_wrap=True)
+            if not console.is_terminal and "COLUMNS" not in os.environ:
+                console.width = 160  # logs and pipes: don't fold paths at 80 columns
+        self.console = console
         self.live_enabled = self.console.is_terminal if live is None else live
         self._live: Any = None
         self._table_source: Callable[[], Any] | None = None
@@ -402,7 +415,7 @@ class Watcher:
                 or self.ignore.ignored(folder, is_dir=True))
 
     def is_draft(self, path: Path) -> bool:
-        """Would ``path`` (existing or not) be watched as a draft? Pure path test, no disk access."""
+        """Would ``path`` (existing or not) be watched as a draft? A path test (plus cached .gitignore reads)."""
         from faithlint.pairing import is_context_file, match_glob
 
         root = self._root_of(path)
@@ -416,9 +429,13 @@ class Watcher:
         if any(part.endswith((".context", ".sources")) for part in rel.parts[:-1]):
             return False
         posix = rel.as_posix()
-        if self.opts.include and not any(match_glob(posix, g) for g in self.opts.include):
+
+        def matches(glob: str) -> bool:  # like .gitignore: a glob without "/" matches the name at any depth
+            return match_glob(posix, glob) if "/" in glob.rstrip("/") else match_glob(rel.name, glob)
+
+        if self.opts.include and not any(matches(g) for g in self.opts.include):
             return False
-        if any(match_glob(posix, g) for g in self.opts.exclude):
+        if any(matches(g) for g in self.opts.exclude):
             return False
         return not self.ignore.ignored(path)
 
@@ -543,17 +560,16 @@ class Watcher:
         from faithlint.pairing import context_candidates
 
         deps = {draft, *(_norm(c) for c in context_candidates(draft))}
+        real = Path(os.path.realpath(draft))
+        if real != draft:  # a symlinked draft: its target's folder must be watched too
+            deps.add(real)
         if self.config_path is not None:
             deps.add(self.config_path)
         if pairing is not None:
             for c in pairing.context:
                 p = _norm(c)
                 deps.add(p)
-                try:
-                    real = Path(os.path.realpath(p))
-                except OSError:
-                    real = p
-                deps.add(real)
+                deps.add(Path(os.path.realpath(p)))
         return deps
 
     def check_draft(self, path: Path, *, force: bool = False) -> bool:
@@ -648,7 +664,7 @@ class Watcher:
         dest = getattr(event, "dest_path", "")
         if dest:
             paths.append(os.fsdecode(dest))
-        paths = [p for p in paths if not self._in_report_dir(_norm(p))]
+        paths = [p for p in paths if not self._in_report_dir(_norm(p)) and not _git_internal(p)]
         if paths:
             self._events.put((paths, kind in ("created", "deleted", "moved") or bool(event.is_directory)))
 
@@ -676,10 +692,14 @@ class Watcher:
         return touched, structural
 
     def _affected(self, touched: set[Path], structural: bool) -> set[Path]:
-        index: dict[Path, set[Path]] = {}
+        index: dict[Path, set[Path]] = {}  # dep -> drafts reading it
+        below: dict[Path, set[Path]] = {}  # folder -> drafts reading something inside it
         for d, st in self.drafts.items():
             for dep in st.deps or self._deps(d, None):
                 index.setdefault(dep, set()).add(d)
+                if structural:
+                    for folder in dep.parents[:-1]:
+                        below.setdefault(folder, set()).add(d)
         out: set[Path] = set()
         for p in touched:
             for candidate in (p, *p.parents):  # the path itself or a folder a draft reads
@@ -687,10 +707,7 @@ class Watcher:
                 if hit:
                     out |= hit
             if structural:  # a folder moved or deleted: drafts reading anything below it
-                prefix = str(p) + os.sep
-                for dep, ds in index.items():
-                    if str(dep).startswith(prefix):
-                        out |= ds
+                out |= below.get(p, set())
         return out
 
     def process(self, touched: set[Path], structural: bool) -> int:
@@ -806,6 +823,7 @@ class Watcher:
 
     def table(self) -> Any:
         from rich.table import Table
+        from rich.text import Text
 
         states = sorted(self.drafts.values(), key=lambda s: (s.error is None, -self._worst(s), s.display))
         findings = [f for s in states if s.result for f in s.result.findings]
@@ -816,7 +834,8 @@ class Watcher:
                  f"{sev.get('warning', 0)} warnings, {sev.get('info', 0)} infos)"
                  + (f" \u00b7 {errors} unreadable" if errors else ""))
         t = Table(title=title, title_justify="left", expand=False)
-        t.add_column("draft", overflow="fold")
+        longest = max((len(s.display) for s in states), default=5)
+        t.add_column("draft", overflow="fold", min_width=min(longest, 60))
         t.add_column("status")
         t.add_column("mean", justify="right")
         t.add_column("min", justify="right")
@@ -827,13 +846,16 @@ class Watcher:
         for s in states[:limit]:
             when = time.strftime("%H:%M:%S", time.localtime(s.checked_at)) if s.checked_at else ""
             if s.error or s.result is None:
-                t.add_row(s.display, "[bold red]error[/]", "", "", "", "", "", "", when)
+                name = Text(s.display)
+                if s.error:
+                    name.append("\n" + s.error.removeprefix(s.display + ": ")[:160], style="dim")
+                t.add_row(name, "[bold red]error[/]", "", "", "", "", "", "", when)
                 continue
             codes = Counter(f.code for f in s.result.findings)
             sc = s.result.score or {}
             mean, mn = sc.get("mean"), sc.get("min")
             status = "[green]ok[/]" if not s.result.findings else f"[{self._style(s)}]{len(s.result.findings)}[/]"
-            t.add_row(s.display, status, _f(mean), _f(mn), *(str(codes.get(c, "")) for c in
+            t.add_row(Text(s.display), status, _f(mean), _f(mn), *(str(codes.get(c, "")) for c in
                                                                ("FL100", "FL200", "FL300", "FL400")), when)
         if len(states) > limit:
             t.caption = f"\u2026 and {len(states) - limit} more"
@@ -927,7 +949,8 @@ def add_arguments(w: Any) -> None:
     w.add_argument("dirs", nargs="*", type=Path, default=[Path(".")], metavar="DIR",
                    help="draft folders to watch (default: the current folder)")
     w.add_argument("--include", action="append", default=[], metavar="GLOB",
-                   help="only drafts matching this glob relative to the folder (repeatable; ** spans folders)")
+                   help="only drafts matching this glob (repeatable); with a '/' it matches the path below the "
+                        "folder (** spans folders), without one the file name")
     w.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip drafts matching (repeatable)")
     w.add_argument("--no-gitignore", action="store_true", help="also watch drafts that .gitignore ignores")
     w.add_argument("--report-dir", type=Path, metavar="DIR",
@@ -967,7 +990,7 @@ def run_from_args(args: Any) -> int:
                         report_dir=args.report_dir, sarif=args.sarif, html=args.html, config=args.config,
                         overrides=overrides, context=list(args.context), query=args.query,
                         allow_no_context=args.allow_no_context, gitignore=not args.no_gitignore,
-                        debounce=args.debounce, max_delay=max(3.0, args.debounce * 4), once=args.once,
+                        debounce=args.debounce, max_delay=max(5.0, args.debounce * 10), once=args.once,
                         live=False if args.no_live else None)
     watcher = Watcher(opts)
     if watcher.ignore.enabled and not watcher.ignore.available:

@@ -17,7 +17,7 @@ from faithlint.linter import Linter
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag-answer"
-CONTRADICTION = "The library is open on Sundays from 10 a.m. to 5 p.m."
+CONTRADICTION = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
 UNSUPPORTED = "A rooftop café run by a local bakery opened on the top floor."
 
 pytestmark = pytest.mark.slow
@@ -38,7 +38,8 @@ def flagged(result, code):
 def test_example_flags_exactly_the_planted_sentences(example_result):
     res = example_result
     assert CONTRADICTION in flagged(res, "FL100"), [(f.code, f.message) for f in res.findings]
-    assert UNSUPPORTED in flagged(res, "FL200") | flagged(res, "FL100") or flagged(res, "FL400") & {"café"}
+    assert UNSUPPORTED in flagged(res, "FL200"), [(f.code, f.message) for f in res.findings]
+    assert "$25 million" in flagged(res, "FL400")
     planted = {CONTRADICTION, UNSUPPORTED}
     for f in res.findings:
         sentence = next(s for s in res.sentences if s.start <= f.start and f.end <= s.end)
@@ -57,7 +58,7 @@ def test_sentence_fields_and_evidence_offsets(example_result):
         assert s.evidence is not None
         assert ctx_text[s.evidence.start:s.evidence.end] == s.evidence.text
     contra = next(s for s in res.sentences if s.text == CONTRADICTION)
-    assert "Sundays" in contra.evidence.text
+    assert "$12.5 million" in contra.evidence.text
 
 
 def run_cli(*args, cwd=ROOT):

@@ -143,3 +143,11 @@ def test_headings_and_fragments_are_skipped_unless_configured():
     assert [s.text for s in lt.check(text, CTX).sentences] == ["The library UNSUP reopened."]
     lt, _ = linter(ignore=["FL400"], check_headings=True, min_words=1)
     assert [s.text for s in lt.check(text, CTX).sentences] == ["A CONTRA title", "OK.", "The library UNSUP reopened."]
+
+
+def test_rescored_sentences_are_counted():
+    lt, _ = linter(ignore=["FL400"])
+    lt.check("The library reopened. It is closed on Sundays.", CTX)
+    assert lt.stats.last["sentences_rescored"] == 2
+    lt.check("The library reopened. It is closed UNSUP on Sundays.", CTX)
+    assert lt.stats.last["sentences_rescored"] == 1

@@ -17,13 +17,12 @@ import hashlib
 import json
 import shutil
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.training import LABELS, predict  # noqa: E402
+from faithlint.training import LABELS, pairs_per_second, predict  # noqa: E402
 
 
 def ece(probs, correct, bins: int = 15) -> float:
@@ -55,19 +54,6 @@ def fit_temperature(logits, y) -> float:
 
     opt.step(closure)
     return float(t.exp().item())
-
-
-def speed(model, tok, length: int = 128, batch: int = 32, reps: int = 3) -> float:
-    import torch
-
-    ids = torch.randint(1000, 20000, (batch, length))
-    am = torch.ones_like(ids)
-    with torch.inference_mode():
-        model(input_ids=ids, attention_mask=am)
-        t = time.perf_counter()
-        for _ in range(reps):
-            model(input_ids=ids, attention_mask=am)
-    return batch * reps / (time.perf_counter() - t)
 
 
 def main() -> None:
@@ -103,7 +89,7 @@ def main() -> None:
     acc16 = float((predict(model16, tok, rows, 192).argmax(1).numpy() == y).mean())
     q = torch.ao.quantization.quantize_dynamic(model16, {torch.nn.Linear}, dtype=torch.qint8)
     acc8 = float((predict(q, tok, rows, 192).argmax(1).numpy() == y).mean())
-    sp32, sp8 = speed(model16, tok), speed(q, tok)
+    sp32, sp8 = pairs_per_second(model16, reps=3), pairs_per_second(q, reps=3)
     choose_int8 = acc8 >= acc16 - args.tolerance and sp8 > sp32
     report.update({"calib_accuracy_fp16_storage": acc16, "calib_accuracy_int8": acc8,
                    "pairs_per_s_fp32_128": sp32, "pairs_per_s_int8_128": sp8,

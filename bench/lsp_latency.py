@@ -1,0 +1,213 @@
+"""Language server latency: didChange -> publishDiagnostics for one-sentence edits, cold start, memory.
+
+    python bench/lsp_latency.py [--model PATH] [--edits 50] [--draft-words 2000] [--context-words 10000]
+
+Starts ``python -m faithlint serve`` over stdio with ``debounce = 0``, opens a generated
+2,000-word draft whose sibling context has 10,000 words, waits for the first diagnostics (cold
+start: process spawn -> first diagnostics, model loading included), then makes ``--edits``
+one-sentence edits, each waiting for the diagnostics of its version, and prints p50/p95 of
+those latencies, how many pairs each edit re-scored, and the server's resident memory
+(VmRSS now, VmHWM peak, from /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from faithlint.server.text import DocumentIndex
+
+NAMES = ["Helen Okafor", "Marlow & Finch", "the city council", "Riverside", "the museum board", "Dr. Lena Ortiz",
+         "the transit agency", "Northgate School", "the county", "Atlas Labs"]
+THINGS = ["library", "bridge", "clinic", "school", "park", "museum", "station", "stadium", "harbour", "market"]
+VERBS = ["opened", "closed", "expanded", "was renovated", "was rebuilt", "reported growth", "hired staff",
+         "cut costs", "raised funds", "won an award"]
+
+
+def sentence(rng: random.Random) -> str:
+    year = rng.randint(1990, 2024)
+    return (f"In {year}, the {rng.choice(THINGS)} managed by {rng.choice(NAMES)} {rng.choice(VERBS)} "
+            f"after spending ${rng.randint(1, 90)}.{rng.randint(0, 9)} million on {rng.randint(2, 60)} projects.")
+
+
+def make_texts(draft_words: int, context_words: int, seed: int = 7) -> tuple[str, str]:
+    rng = random.Random(seed)
+    ctx_sents: list[str] = []
+    while sum(len(s.split()) for s in ctx_sents) < context_words:
+        ctx_sents.append(sentence(rng))
+    paras = [" ".join(ctx_sents[i:i + 5]) for i in range(0, len(ctx_sents), 5)]
+    context = "\n\n".join(paras) + "\n"
+    draft_sents: list[str] = []
+    while sum(len(s.split()) for s in draft_sents) < draft_words:
+        s = rng.choice(ctx_sents)
+        if rng.random() < 0.3:  # some unsupported or altered sentences
+            s = s.replace("million", "billion") if rng.random() < 0.5 else sentence(rng)
+        draft_sents.append(s)
+    body = "\n\n".join(" ".join(draft_sents[i:i + 4]) for i in range(0, len(draft_sents), 4))
+    return "# Report\n\n" + body + "\n", context
+
+
+def rss(pid: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = int(value.split()[0]) / 1024.0  # MiB
+    except OSError:
+        pass
+    return out
+
+
+class Bench:
+    def __init__(self) -> None:
+        self.client = LanguageClient("faithlint-bench", "1")
+        self.published: dict[int | None, float] = {}
+        self.event = asyncio.Event()
+        self.last: list[types.Diagnostic] = []
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            self.published[params.version] = time.perf_counter()
+            self.last = list(params.diagnostics)
+            self.event.set()
+
+        @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def on_progress_create(params: types.WorkDoneProgressCreateParams) -> None:
+            return None
+
+    async def wait_version(self, version: int, timeout: float) -> float:
+        deadline = time.perf_counter() + timeout
+        while version not in self.published:
+            self.event.clear()
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError(f"no diagnostics for version {version} within {timeout}s")
+            try:
+                await asyncio.wait_for(self.event.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+        return self.published[version]
+
+    async def status(self) -> dict[str, Any]:
+        return await self.client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="faithlint.status"))
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    draft_text, context_text = make_texts(args.draft_words, args.context_words)
+    tmp = Path(tempfile.mkdtemp(prefix="faithlint-bench-"))
+    draft = tmp / "report.md"
+    draft.write_text(draft_text)
+    (tmp / "report.context.md").write_text(context_text)
+    init: dict[str, Any] = {"debounce": 0}
+    if args.model:
+        init["model"] = args.model
+    b = Bench()
+    t0 = time.perf_counter()
+    await b.client.start_io(sys.executable, "-m", "faithlint", "serve")
+    pid = b.client._server.pid  # type: ignore[union-attr]
+    caps = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+    await b.client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=tmp.as_uri(),
+                                                           initialization_options=init))
+    b.client.initialized(types.InitializedParams())
+    uri = draft.as_uri()
+    b.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=draft_text)))
+    first = await b.wait_version(1, args.timeout)
+    cold = first - t0
+    st = await b.status()
+    first_pairs = st["linters"][0]["stats"]["last"] if st["linters"] else {}
+    mem_after_open = rss(pid)
+
+    rng = random.Random(11)
+    text = draft_text
+    latencies: list[float] = []
+    scored: list[int] = []
+    import re
+
+    years = [m for m in re.finditer(r"\b(19|20)\d\d\b", text)]
+    for i in range(args.edits):
+        version = i + 2
+        m = rng.choice(years)
+        new_year = str(rng.randint(1990, 2024))
+        idx = DocumentIndex(text)
+        change = types.TextDocumentContentChangePartial(range=idx.range(m.start(), m.end()), text=new_year)
+        text = text[:m.start()] + new_year + text[m.end():]
+        years = [y for y in re.finditer(r"\b(19|20)\d\d\b", text)]
+        sent = time.perf_counter()
+        b.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[change]))
+        got = await b.wait_version(version, args.timeout)
+        latencies.append(got - sent)
+        st = await b.status()
+        scored.append(st["linters"][0]["stats"]["last"].get("scored", 0))
+    mem = rss(pid)
+    st = await b.status()
+    await b.client.shutdown_async(None)
+    b.client.exit(None)
+    await b.client.stop()
+    lat_ms = sorted(x * 1000 for x in latencies)
+
+    def pct(p: float) -> float:
+        return lat_ms[min(len(lat_ms) - 1, int(round(p / 100 * (len(lat_ms) - 1))))] if lat_ms else float("nan")
+
+    return {
+        "draft_words": len(draft_text.split()), "context_words": len(context_text.split()),
+        "model": args.model or "bundled default", "edits": args.edits,
+        "cold_start_s": round(cold, 2), "model_load_s": st.get("modelLoadSeconds"),
+        "first_check_pairs": first_pairs,
+        "edit_latency_ms": {"p50": round(pct(50), 1), "p95": round(pct(95), 1),
+                            "mean": round(statistics.fmean(lat_ms), 1) if lat_ms else None,
+                            "max": round(lat_ms[-1], 1) if lat_ms else None},
+        "pairs_rescored_per_edit": {"median": statistics.median(scored) if scored else None,
+                                    "max": max(scored) if scored else None},
+        "rss_mib": {"after_open": mem_after_open.get("VmRSS"), "end": mem.get("VmRSS"), "peak": mem.get("VmHWM")},
+        "diagnostics": len(b.last),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", help="model folder or id (default: the bundled model)")
+    p.add_argument("--edits", type=int, default=50)
+    p.add_argument("--draft-words", type=int, default=2000)
+    p.add_argument("--context-words", type=int, default=10000)
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for any one set of diagnostics")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    args = p.parse_args()
+    res = asyncio.run(run(args))
+    if args.json:
+        print(json.dumps(res))
+        return
+    print(f"faithlint LSP latency ({res['model']}): draft {res['draft_words']} words, "
+          f"context {res['context_words']} words, {res['edits']} one-sentence edits, debounce 0")
+    print(f"  cold start to first diagnostics: {res['cold_start_s']:.2f} s "
+          f"(model load {res['model_load_s'] or 0:.2f} s; first check scored {res['first_check_pairs']})")
+    lat = res["edit_latency_ms"]
+    print(f"  didChange -> diagnostics: p50 {lat['p50']} ms, p95 {lat['p95']} ms, mean {lat['mean']} ms, "
+          f"max {lat['max']} ms")
+    print(f"  pairs re-scored per edit: median {res['pairs_rescored_per_edit']['median']}, "
+          f"max {res['pairs_rescored_per_edit']['max']}")
+    m = res["rss_mib"]
+    print(f"  server memory: RSS {m['after_open']} MiB after open, {m['end']} MiB at end, peak {m['peak']} MiB")
+    print(f"  diagnostics on the final version: {res['diagnostics']}")
+
+
+if __name__ == "__main__":
+    main()

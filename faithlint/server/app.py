@@ -1,0 +1,345 @@
+"""The language server object and its state; features live in their own modules and register here.
+
+Threads: pygls runs handlers on the asyncio protocol thread; checks and model loading run on
+the scheduler's single worker thread (:mod:`faithlint.server.checking`). The worker never
+touches the protocol: everything it produces is handed back with :meth:`FaithlintServer.call_soon`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import to_fs_path
+
+from faithlint import __version__
+from faithlint.config import Config
+from faithlint.errors import FaithlintError
+from faithlint.server.checking import Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
+from faithlint.server.settings import Settings
+
+log = logging.getLogger("faithlint.server")
+
+
+@dataclass
+class DocState:
+    """What the server knows about one open draft."""
+
+    uri: str
+    path: Path | None
+    language_id: str | None
+    outcome: Outcome | None = None  # the latest delivered check (for ``outcome.snapshot.version``)
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    result_id: str = ""
+    waiters: list[asyncio.Future[None]] = field(default_factory=list)
+
+    @property
+    def checked_version(self) -> int | None:
+        return self.outcome.snapshot.version if self.outcome else None
+
+    def uses(self, path: Path) -> bool:
+        """Does the latest pairing of this draft read ``path`` (a file, or a file inside a context folder)?"""
+        if self.outcome is None:
+            return False
+        files = set(self.outcome.context_files.values())
+        if path in files:
+            return True
+        return any(path == p or p in path.parents for p in self.outcome.context_paths)
+
+
+class Models:
+    """One loaded :class:`~faithlint.linter.Linter` per distinct model setting, created in the worker.
+
+    Settings that do not change which models are loaded (rules, thresholds, windows) are applied
+    per check by swapping ``linter.config`` -- safe because only the worker thread uses linters,
+    and the linter's caches are keyed by everything those settings affect.
+    """
+
+    def __init__(self, server: FaithlintServer, factory: Callable[[Config], Any] | None = None) -> None:
+        self.server = server
+        self.factory = factory
+        self.linters: dict[tuple[Any, ...], Any] = {}
+        self.errors: dict[tuple[Any, ...], str] = {}
+        self.no_values: set[tuple[Any, ...]] = set()
+        self.ready = threading.Event()
+        self.load_seconds: float | None = None
+
+    @staticmethod
+    def key(config: Config) -> tuple[Any, ...]:
+        return (config.model or "default", config.device, config.relevance, config.batch_size)
+
+    def linter_for(self, config: Config) -> Any:
+        """The linter for ``config``'s models, loading them first if needed (worker thread only)."""
+        key = self.key(config)
+        if key in self.errors:
+            raise FaithlintError(self.errors[key])
+        linter = self.linters.get(key)
+        if linter is None:
+            linter = self._load(key, config)
+        checked = config
+        if key in self.no_values and config.rule_enabled("FL400"):
+            checked = config.model_copy(update={"ignore": [*config.ignore, "FL400"]})
+        linter.config = checked
+        return linter
+
+    def _load(self, key: tuple[Any, ...], config: Config) -> Any:
+        from faithlint.linter import Linter
+
+        progress = self.server.progress_start("faithlint", f"Loading models ({key[0]})")
+        t0 = time.perf_counter()
+        try:
+            linter = self.factory(config) if self.factory else Linter(config)
+            _ = linter.checker, linter.relevance, linter.splitter
+            try:
+                if config.rule_enabled("FL400"):
+                    _ = linter.values
+            except ImportError as exc:  # value extraction not installed/available: the NLI rules still work
+                self.no_values.add(key)
+                self.server.call_soon(self.server.show_once, f"FL400 is disabled: the value extractor could not "
+                                      f"be loaded ({exc})", types.MessageType.Warning)
+        except FaithlintError as exc:
+            self.errors[key] = str(exc)
+            self.server.call_soon(self.server.show_once, f"faithlint: {exc}", types.MessageType.Error)
+            raise
+        except Exception as exc:  # torch/transformers errors: report them in one line, keep serving
+            self.errors[key] = f"cannot load the models: {type(exc).__name__}: {exc}"
+            log.exception("model loading failed")
+            self.server.call_soon(self.server.show_once, f"faithlint: {self.errors[key]}", types.MessageType.Error)
+            raise FaithlintError(self.errors[key]) from exc
+        finally:
+            progress()
+        self.load_seconds = time.perf_counter() - t0
+        self.linters[key] = linter
+        self.ready.set()
+        log.info("models %s loaded in %.1fs", key, self.load_seconds)
+        return linter
+
+
+class FaithlintProtocol(LanguageServerProtocol):
+    """pygls' protocol with incremental sync that splits lines where LSP does.
+
+    pygls applies incremental changes on ``str.splitlines`` lines, which also break at U+2028,
+    U+0085, form feeds and other characters LSP does not treat as line breaks; an edit below
+    such a character lands in the wrong place and the server's copy of the draft silently
+    diverges from the editor's. Drafts pasted from web pages contain these, so changes are
+    applied here on LSP lines instead.
+    """
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        from urllib.parse import unquote
+
+        from faithlint.server.text import DocumentIndex
+
+        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        if doc is None:
+            log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+            return
+        text = doc.source
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                index = DocumentIndex(text, self.workspace.position_codec)
+                a, b = index.offset(change.range.start), index.offset(change.range.end)
+                text = text[:a] + change.text + text[max(a, b):]
+            else:
+                text = change.text
+        doc._source = text
+        doc.version = params.text_document.version
+        if (user_handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield user_handler, (params,), None
+
+
+class FaithlintServer(LanguageServer):
+    """faithlint's language server: state shared by the feature modules."""
+
+    def __init__(self, linter_factory: Callable[[Config], Any] | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("protocol_cls", FaithlintProtocol)
+        super().__init__("faithlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         **kwargs)
+        self.settings = Settings()
+        self.docs: dict[str, DocState] = {}
+        self.models = Models(self, linter_factory)
+        self.scheduler = Scheduler(self._run_job, self._deliver_from_worker)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.shown: set[str] = set()
+        self.debounce_ms = 300
+        self.dropped_results = 0
+        self.delivered_results = 0
+        self._result_ids = itertools.count(1)
+        self._progress_ids = itertools.count(1)
+        self.on_delivered: list[Callable[[DocState], None]] = []  # watching.py, diagnostics.py hook in here
+        self.publish: Callable[[DocState], None] = lambda doc: None  # set by diagnostics.py
+        self.clear_diagnostics: Callable[[str], None] = lambda uri: None  # set by diagnostics.py
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.code_actions: Any = None  # CodeActionRegistry, set by code_actions.py
+        self.watcher: Any = None  # watching.Watcher, set by watching.py
+
+    # -- threads ------------------------------------------------------------------------------------
+
+    def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the protocol thread (from any thread)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._guarded, fn, args)
+
+    @staticmethod
+    def _guarded(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        try:
+            fn(*args)
+        except Exception:
+            log.exception("callback %s failed", getattr(fn, "__name__", fn))
+
+    def spawn(self, coro: Any) -> None:
+        """Start a coroutine on the protocol loop and keep a reference until it finishes."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- messages -----------------------------------------------------------------------------------
+
+    def show_once(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """Tell the user about a settings/model problem once per session, not on every check."""
+        if message in self.shown:
+            return
+        self.shown.add(message)
+        log.warning("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log every handler error with its traceback; show out-of-band ones once (requests get an LSP error)."""
+        from pygls.exceptions import JsonRpcException
+
+        if isinstance(error, JsonRpcException) and error.code != JsonRpcException.CODE:
+            log.info("request refused: %s", error)  # expected answers such as ContentModified: no traceback
+            return
+        log.error("%s", "".join(traceback.format_exception(error)).rstrip())
+        try:
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
+                                                           message=f"faithlint: {error}"))
+        except Exception:  # the connection may be gone
+            return
+        from pygls.exceptions import FeatureRequestError
+
+        if source is not FeatureRequestError:
+            self.show_once(f"faithlint: internal error: {error}", types.MessageType.Error)
+
+    def progress_start(self, title: str, message: str) -> Callable[[], None]:
+        """Begin a ``$/progress`` (when the client supports it); returns the function that ends it.
+
+        Callable from the worker thread. The token is created with window/workDoneProgress/create
+        and ``begin`` is sent only after the client answered; ``end`` waits for ``begin``.
+        """
+        window = self.client_capabilities.window if self.loop is not None else None
+        if not (window and window.work_done_progress):
+            log.info("%s: %s", title, message)
+            return lambda: log.info("%s: done", title)
+        token = f"faithlint-{next(self._progress_ids)}"
+        state = {"begun": False, "ended": False}
+
+        def send_end() -> None:
+            if state["begun"] and state["ended"]:
+                state["begun"] = False
+                self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+
+        async def begin() -> None:
+            try:
+                await self.work_done_progress.create_async(token)
+            except Exception as exc:  # the client refused the token: no progress, keep going
+                log.info("progress not available: %s", exc)
+                return
+            self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))
+            state["begun"] = True
+            send_end()
+
+        def end() -> None:
+            state["ended"] = True
+            send_end()
+
+        self.call_soon(self.spawn, begin())
+        return lambda: self.call_soon(end)
+
+    # -- documents ----------------------------------------------------------------------------------
+
+    def doc_path(self, uri: str) -> Path | None:
+        if not uri.startswith("file:"):
+            return None
+        try:
+            path = to_fs_path(uri)
+        except Exception:
+            return None
+        return Path(path) if path else None
+
+    def text_document(self, uri: str) -> Any | None:
+        """The open document for ``uri`` or None (never falls back to reading unknown URIs from disk)."""
+        from urllib.parse import unquote
+
+        if self.protocol._workspace is None:
+            return None
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def schedule(self, uri: str, delay_ms: int | None = None) -> bool:
+        """Check the current text of ``uri`` after the debounce (or ``delay_ms``)."""
+        doc = self.text_document(uri)
+        state = self.docs.get(uri)
+        if doc is None or state is None:
+            return False
+        previous: list[Path] = []
+        if state.outcome is not None:
+            previous = list(dict.fromkeys([*state.outcome.context_files.values()]))
+        snap = Snapshot(uri=uri, path=state.path, text=doc.source, version=doc.version, language_id=state.language_id,
+                        previous_context=previous)
+        delay = self.debounce_ms if delay_ms is None else delay_ms
+        self.scheduler.schedule(uri, doc.version, snap, delay / 1000.0)
+        return True
+
+    # -- worker side --------------------------------------------------------------------------------
+
+    def _run_job(self, job: Job) -> Outcome:
+        snap: Snapshot = job.payload
+        resolved = self.settings.resolve(snap.path)
+        for m in resolved.messages:
+            self.call_soon(self.show_once, m, types.MessageType.Warning)
+        try:
+            linter = self.models.linter_for(resolved.config)
+        except FaithlintError as exc:
+            return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])
+        return check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled)
+
+    def _deliver_from_worker(self, job: Job, outcome: Any) -> None:
+        self.call_soon(self.deliver, job, outcome)
+
+    def deliver(self, job: Job, outcome: Any) -> None:
+        """Accept a finished check on the protocol thread, unless its document moved on."""
+        state = self.docs.get(job.uri)
+        doc = self.text_document(job.uri)
+        if state is None or doc is None or job.cancelled() or doc.version != job.version:
+            self.dropped_results += 1
+            return
+        if isinstance(outcome, BaseException):
+            outcome = Outcome(snapshot=job.payload, problems=[Problem(
+                "error", "internal", f"faithlint failed on this draft: {type(outcome).__name__}: {outcome}")])
+        self.delivered_results += 1
+        state.outcome = outcome
+        state.result_id = f"{job.version}-{next(self._result_ids)}"
+        self.publish(state)
+        for hook in self.on_delivered:
+            try:
+                hook(state)
+            except Exception:
+                log.exception("delivery hook failed")
+        waiters, state.waiters = state.waiters, []
+        for w in waiters:
+            if not w.done():
+                w.set_result(None)

@@ -1,0 +1,173 @@
+"""Findings -> LSP diagnostics, delivered by push (publishDiagnostics) or pull (textDocument/diagnostic).
+
+The client's capabilities decide: a client that can pull (``textDocument.diagnostic``) gets
+pull diagnostics with result ids and, when a check finishes without a pending pull, a
+``workspace/diagnostic/refresh``; every other client gets ``publishDiagnostics`` with the
+document version. Never both, or editors show every finding twice.
+
+Each diagnostic's ``data`` carries what code actions need without re-running anything: the
+document version it was computed for, code-point offsets of the finding and its sentence,
+FL400's value and the context's value, and the best supporting evidence sentence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from faithlint.linter import evidence_quote
+from faithlint.rules.catalog import RULES
+from faithlint.server.app import DocState, FaithlintServer
+from faithlint.server.checking import Outcome
+from faithlint.server.text import DocumentIndex
+from faithlint.types import Finding
+
+log = logging.getLogger(__name__)
+
+SOURCE = "faithlint"
+PULL_WAIT_S = 30.0
+SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+            "info": types.DiagnosticSeverity.Information}
+
+
+def finding_data(f: Finding, text: str, uri: str, version: int | None) -> dict[str, Any]:
+    """What code actions and hovers need from a finding, JSON-ready (offsets are code points)."""
+    sentence = f.data.get("sentence") or [f.start, f.end]
+    data: dict[str, Any] = {"uri": uri, "version": version, "code": f.code, "start": f.start, "end": f.end,
+                            "sentence": list(sentence), "label": f.label, "score": f.score}
+    for key in ("value", "kind", "context_value"):
+        if key in f.data:
+            data[key] = f.data[key]
+    if f.evidence is not None:
+        sent_text = text[sentence[0]:sentence[1]]
+        data["evidence"] = {"source": f.evidence.source, "start": f.evidence.start, "end": f.evidence.end}
+        data["quote"] = evidence_quote(f.evidence, sent_text, limit=1_000_000)
+    return data
+
+
+class ContextIndexes:
+    """Position indexes of context files, reused while their text is unchanged."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[str, DocumentIndex]] = {}
+
+    def get(self, source: str, text: str, codec: Any) -> DocumentIndex:
+        hit = self._cache.get(source)
+        if hit is None or hit[0] is not text and hit[0] != text:
+            hit = (text, DocumentIndex(text, codec))
+            self._cache[source] = hit
+            if len(self._cache) > 256:
+                self._cache.pop(next(iter(self._cache)))
+        return hit[1]
+
+
+def evidence_location(outcome: Outcome, source: str, start: int, end: int, codec: Any,
+                      indexes: ContextIndexes) -> types.Location | None:
+    path = outcome.context_files.get(source)
+    if path is None:
+        return None
+    text = outcome.context_texts.get(source)
+    if text is None or path.suffix.lower() == ".json":  # flattened JSON: offsets are not file positions
+        rng = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    else:
+        rng = indexes.get(source, text, codec).range(start, end)
+    return types.Location(uri=from_fs_path(str(path)) or path.as_uri(), range=rng)
+
+
+def build_diagnostics(state: DocState, codec: Any, indexes: ContextIndexes | None = None) -> list[types.Diagnostic]:
+    """All diagnostics for the latest outcome of ``state`` (empty before the first check)."""
+    outcome = state.outcome
+    if outcome is None:
+        return []
+    indexes = indexes or ContextIndexes()
+    snap = outcome.snapshot
+    index = DocumentIndex(snap.text, codec)
+    out: list[types.Diagnostic] = []
+    first_line = index.range(0, index.lines.line_end(0))
+    for p in outcome.problems:
+        out.append(types.Diagnostic(range=first_line, message=p.message, severity=SEVERITY[p.severity],
+                                    code=p.code, source=SOURCE,
+                                    data={"uri": snap.uri, "version": snap.version, "code": p.code}))
+    if outcome.result is None:
+        return out
+    for f in outcome.result.findings:
+        rule = RULES.get(f.code)
+        related = None
+        if f.evidence is not None:
+            loc = evidence_location(outcome, f.evidence.source, f.evidence.start, f.evidence.end, codec, indexes)
+            if loc is not None:
+                related = [types.DiagnosticRelatedInformation(location=loc, message=f"evidence in {f.evidence.source}")]
+        out.append(types.Diagnostic(
+            range=index.range(f.start, f.end),
+            message=f.message,
+            severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Warning),
+            code=f.code,
+            code_description=types.CodeDescription(href=rule.url) if rule else None,
+            source=SOURCE,
+            related_information=related,
+            data=finding_data(f, snap.text, snap.uri, snap.version),
+        ))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- wiring
+
+def uses_pull(ls: FaithlintServer) -> bool:
+    caps = ls.client_capabilities
+    return bool(caps and caps.text_document and caps.text_document.diagnostic is not None)
+
+
+def _refresh_supported(ls: FaithlintServer) -> bool:
+    ws = ls.client_capabilities.workspace if ls.client_capabilities else None
+    return bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+
+
+def register(ls: FaithlintServer) -> None:
+    indexes = ContextIndexes()
+
+    def publish(state: DocState) -> None:
+        state.diagnostics = build_diagnostics(state, ls.workspace.position_codec, indexes)
+        if uses_pull(ls):
+            if not state.waiters and _refresh_supported(ls):
+                ls.workspace_diagnostic_refresh(None)
+            return
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=state.uri, diagnostics=state.diagnostics, version=state.checked_version))
+
+    ls.publish = publish
+
+    @ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
+    async def pull(ls: FaithlintServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        state = ls.docs.get(uri)
+        doc = ls.text_document(uri)
+        if state is None or doc is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
+        if ls.scheduler.busy(uri) or state.checked_version != doc.version:
+            if not ls.scheduler.busy(uri):
+                ls.schedule(uri, 0)
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            state.waiters.append(waiter)
+            try:
+                await asyncio.wait_for(waiter, PULL_WAIT_S)
+            except asyncio.TimeoutError:
+                log.info("pull for %s answered before its check finished", uri)
+        if params.previous_result_id and params.previous_result_id == state.result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=state.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=state.diagnostics, result_id=state.result_id or None)
+
+    def clear(uri: str) -> None:
+        if not uses_pull(ls):
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    ls.clear_diagnostics = clear
+
+
+def evidence_path(state: DocState, source: str) -> Path | None:
+    return state.outcome.context_files.get(source) if state.outcome else None

@@ -1,0 +1,78 @@
+"""Hover on a checked sentence: verdict, probabilities, faithfulness score and its evidence windows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from faithlint.server.app import DocState, FaithlintServer
+from faithlint.server.text import DocumentIndex
+from faithlint.types import Evidence, SentenceResult
+
+VERDICT = {"entailment": "supported", "neutral": "not supported", "contradiction": "contradicted"}
+
+
+def _link(state: DocState, ev: Evidence) -> str:
+    outcome = state.outcome
+    path: Path | None = outcome.context_files.get(ev.source) if outcome else None
+    line = 1
+    if outcome is not None and ev.source in outcome.context_texts and path is not None and path.suffix != ".json":
+        line = DocumentIndex(outcome.context_texts[ev.source]).lines.position(ev.start)[0] + 1
+    label = f"{ev.source}:{line}"
+    if path is None:
+        return label
+    uri = from_fs_path(str(path)) or path.as_uri()
+    return f"[{label}]({uri}#L{line})"
+
+
+def _snippet(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
+
+
+def render(state: DocState, s: SentenceResult) -> str:
+    """Markdown for one sentence's verdict (kept short: hovers are read while typing)."""
+    p = s.probs
+    lines = [
+        f"**faithlint**: {VERDICT.get(s.label, s.label)} ({s.label})",
+        "",
+        f"faithfulness **{s.score:.2f}** \u00b7 **{s.scale_1_5}/5** \u00b7 "
+        f"P(entailment) {p.get('entailment', 0):.2f} \u00b7 P(neutral) {p.get('neutral', 0):.2f} \u00b7 "
+        f"P(contradiction) {p.get('contradiction', 0):.2f}",
+    ]
+    windows = sorted(s.windows, key=lambda w: -w.weight)[:3]
+    if windows:
+        lines += ["", "Evidence windows:"]
+        for w in windows:
+            best = " (deciding)" if s.evidence is not None and (w.source, w.start) == (s.evidence.source,
+                                                                                        s.evidence.start) else ""
+            lines.append(f"- {_link(state, w)} weight {w.weight:.2f}{best}: \u201c{_snippet(w.text)}\u201d")
+    return "\n".join(lines)
+
+
+def sentence_at(state: DocState, offset: int) -> SentenceResult | None:
+    outcome = state.outcome
+    if outcome is None or outcome.result is None:
+        return None
+    for s in outcome.result.sentences:
+        if s.start <= offset < s.end or offset == s.end:
+            return s
+    return None
+
+
+def register(ls: FaithlintServer) -> None:
+    @ls.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: FaithlintServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        state = ls.docs.get(uri)
+        doc = ls.text_document(uri)
+        if state is None or doc is None or state.outcome is None or state.checked_version != doc.version:
+            return None
+        index = DocumentIndex(state.outcome.snapshot.text, ls.workspace.position_codec)
+        s = sentence_at(state, index.offset(params.position))
+        if s is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render(state, s)),
+                           range=index.range(s.start, s.end))

@@ -1,0 +1,414 @@
+"""Language server units without a client or models: scheduler, settings, positions, diagnostics, code actions."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
+
+from fake_models import make_linter  # noqa: E402
+
+from faithlint.config import Config  # noqa: E402
+from faithlint.server.app import DocState  # noqa: E402
+from faithlint.server.checking import Outcome, Scheduler, Snapshot, check_snapshot  # noqa: E402
+from faithlint.server.code_actions import (  # noqa: E402
+    ActionContext,
+    CodeActionRegistry,
+    Edit,
+    Proposal,
+    _prepare,
+    apply_edits,
+    builtin_registry,
+    front_matter_end,
+    sentence_deletion,
+)
+from faithlint.server.diagnostics import build_diagnostics, finding_data  # noqa: E402
+from faithlint.server.settings import Settings  # noqa: E402
+from faithlint.server.text import DocumentIndex  # noqa: E402
+
+# ---------------------------------------------------------------------------------------------- scheduler
+
+
+class Recorder:
+    def __init__(self, hold: float = 0.0) -> None:
+        self.hold = hold
+        self.ran: list[tuple[str, object]] = []
+        self.delivered: list[tuple[str, object, bool]] = []
+        self.started = threading.Event()
+        self.done = threading.Event()
+
+    def run(self, job):  # type: ignore[no-untyped-def]
+        self.ran.append((job.uri, job.payload))
+        self.started.set()
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < self.hold:
+            if job.cancelled():
+                return "cancelled"
+            time.sleep(0.005)
+        return f"result:{job.payload}"
+
+    def deliver(self, job, outcome):  # type: ignore[no-untyped-def]
+        self.delivered.append((job.uri, outcome, job.cancelled()))
+        self.done.set()
+
+
+def _wait(pred, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_debounce_coalesces_rapid_edits_into_one_check_of_the_latest_text() -> None:
+    rec = Recorder()
+    s = Scheduler(rec.run, rec.deliver)
+    s.start()
+    try:
+        for i in range(5):
+            s.schedule("a", i, f"v{i}", delay=0.15)
+            time.sleep(0.02)
+        assert rec.ran == []  # still inside the debounce window
+        _wait(lambda: rec.delivered)
+        time.sleep(0.2)
+        assert rec.ran == [("a", "v4")]
+        assert rec.delivered == [("a", "result:v4", False)]
+    finally:
+        s.stop()
+
+
+def test_debounce_is_per_document() -> None:
+    rec = Recorder()
+    s = Scheduler(rec.run, rec.deliver)
+    s.start()
+    try:
+        s.schedule("slow", 1, "s", delay=0.3)
+        s.schedule("fast", 1, "f", delay=0.0)
+        _wait(lambda: len(rec.delivered) == 2)
+        assert [u for u, _ in rec.ran] == ["fast", "slow"]
+    finally:
+        s.stop()
+
+
+def test_new_edit_cancels_the_in_flight_check_and_its_result_is_marked_stale() -> None:
+    rec = Recorder(hold=2.0)
+    s = Scheduler(rec.run, rec.deliver)
+    s.start()
+    try:
+        s.schedule("a", 1, "v1", delay=0)
+        assert rec.started.wait(2)
+        t0 = time.monotonic()
+        s.schedule("a", 2, "v2", delay=0)
+        _wait(lambda: len(rec.delivered) >= 1)
+        assert time.monotonic() - t0 < 1.0  # the old check stopped at its next poll, not after 2 s
+        assert rec.delivered[0] == ("a", "cancelled", True)  # caller drops it
+        assert s.cancelled_runs == 1
+        rec.hold = 0
+        _wait(lambda: len(rec.delivered) == 2)
+        assert rec.delivered[1] == ("a", "result:v2", False)
+    finally:
+        s.stop()
+
+
+def test_tasks_run_before_pending_checks_and_errors_do_not_kill_the_worker() -> None:
+    rec = Recorder()
+    order: list[str] = []
+    s = Scheduler(lambda job: order.append(job.uri) or 1 / 0, rec.deliver)
+    s.schedule("a", 1, None, delay=0)
+    s.submit(lambda: order.append("load"))
+    s.start()
+    try:
+        _wait(lambda: rec.delivered)
+        assert order == ["load", "a"]
+        assert isinstance(rec.delivered[0][1], ZeroDivisionError)
+        s.schedule("b", 1, None, delay=0)
+        _wait(lambda: len(rec.delivered) == 2)
+    finally:
+        s.stop()
+
+
+def test_cancel_forgets_pending_work() -> None:
+    rec = Recorder()
+    s = Scheduler(rec.run, rec.deliver)
+    s.start()
+    try:
+        s.schedule("a", 1, "x", delay=0.1)
+        s.cancel("a")
+        time.sleep(0.25)
+        assert rec.ran == [] and not s.busy("a")
+    finally:
+        s.stop()
+
+
+# ---------------------------------------------------------------------------------------------- settings
+
+
+def test_settings_precedence_toml_then_init_options_then_workspace_configuration(tmp_path: Path) -> None:
+    (tmp_path / "faithlint.toml").write_text("top_k = 5\nmax_windows = 7\nselection = 'topk'\n")
+    s = Settings()
+    draft = tmp_path / "a.md"
+    r = s.resolve(draft)
+    assert (r.config.top_k, r.config.max_windows, r.config.selection) == (5, 7, "topk")
+    assert r.config_path == (tmp_path / "faithlint.toml").resolve()
+    s.set_init_options({"topK": 4, "maxWindows": 6})
+    s.set_client({"faithlint": {"top-k": 3}})
+    r = s.resolve(draft)
+    assert (r.config.top_k, r.config.max_windows, r.config.selection) == (3, 6, "topk")
+    assert r.messages == []
+
+
+def test_invalid_settings_fall_back_with_one_message_per_key(tmp_path: Path) -> None:
+    s = Settings()
+    s.set_init_options({"topP": 5, "debounce": "soon", "colour": "red", "topK": 2})
+    r = s.resolve(tmp_path / "a.md")
+    assert r.config.top_p == Config().top_p and r.config.top_k == 2
+    assert any("initializationOptions" in m and "top_p" in m and "(ignored)" in m for m in r.messages)
+    assert any("colour" in m for m in r.messages)
+    opts, msgs = s.server_options()
+    assert opts.debounce_ms == 300
+    assert len(msgs) == 1 and "debounce" in msgs[0] and "'soon'" in msgs[0]
+    s.set_client({"debounce": 0})
+    assert s.server_options()[0].debounce_ms == 0
+
+
+def test_broken_faithlint_toml_uses_defaults_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "faithlint.toml").write_text("top_k = [\n")
+    r = Settings().resolve(tmp_path / "a.md")
+    assert r.config == Config()
+    assert len(r.messages) == 1 and "faithlint.toml" in r.messages[0] and "default" in r.messages[0]
+
+
+def test_settings_that_are_not_objects_are_reported(tmp_path: Path) -> None:
+    s = Settings()
+    s.set_client(["not", "a", "dict"])
+    r = s.resolve(tmp_path / "a.md")
+    assert r.config == Config() and "workspace/configuration" in r.messages[0]
+
+
+# ---------------------------------------------------------------------------------------------- positions
+
+
+@pytest.mark.parametrize("text,offset,expected", [
+    ("a😀b", 2, (0, 3)),  # the emoji is two UTF-16 units
+    ("😀😀\nx", 4, (1, 1)),
+    ("中文字\n中", 4, (1, 0)),  # CJK: BMP, one unit each
+    ("中文字", 2, (0, 2)),
+    ("ab\r\ncd", 4, (1, 0)),  # CRLF is one break
+    ("ab\r\ncd", 2, (0, 2)),
+    ("ab\rcd", 3, (1, 0)),  # a lone CR breaks a line in LSP
+    ("ab\u2028cd", 4, (0, 4)),  # U+2028 does not (str.splitlines would say it does)
+    ("ab\x0ccd", 4, (0, 4)),
+])
+def test_utf16_positions(text: str, offset: int, expected: tuple[int, int]) -> None:
+    idx = DocumentIndex(text)
+    pos = idx.position(offset)
+    assert (pos.line, pos.character) == expected
+    assert idx.offset(pos) == offset
+
+
+def test_positions_follow_the_negotiated_encoding() -> None:
+    text = "é😀x"
+    assert DocumentIndex(text, PositionCodec(types.PositionEncodingKind.Utf8)).position(2).character == 6
+    assert DocumentIndex(text, PositionCodec(types.PositionEncodingKind.Utf32)).position(2).character == 2
+    assert DocumentIndex(text).position(2).character == 3
+
+
+def test_offset_inside_a_surrogate_pair_or_past_the_line_clamps() -> None:
+    idx = DocumentIndex("a😀b\nc")
+    assert idx.offset(types.Position(line=0, character=2)) == 1  # between the halves: start of the emoji
+    assert idx.offset(types.Position(line=0, character=99)) == 3
+    assert idx.offset(types.Position(line=9, character=0)) == len("a😀b\nc")
+
+
+# ---------------------------------------------------------------------------------------------- diagnostics
+
+CONTEXT = "The library reopened on March 4, 2024. The project cost $12.5 million. It is closed on Sundays.\n"
+
+
+def _outcome(tmp_path: Path, text: str, context: str = CONTEXT, name: str = "draft.md") -> tuple[DocState, Outcome]:
+    draft = tmp_path / name
+    draft.write_bytes(text.encode())
+    (tmp_path / (draft.stem + ".context.md")).write_text(context)
+    config = Config(relevance="lexical")
+    snap = Snapshot(uri=draft.as_uri(), path=draft, text=text, version=3, language_id="markdown")
+    out = check_snapshot(make_linter(config), config, None, snap, lambda: False)
+    state = DocState(uri=snap.uri, path=draft, language_id="markdown", outcome=out)
+    return state, out
+
+
+def test_diagnostics_have_utf16_ranges_codes_links_and_action_data(tmp_path: Path) -> None:
+    text = ("# 😀 Title\r\n\r\n中文 😀 The library reopened on March 4, 2024. It has a xunsup cafe. "
+            "It cost $15 million.\r\n")
+    state, out = _outcome(tmp_path, text)
+    diags = build_diagnostics(state, PositionCodec())
+    by_code = {d.code: d for d in diags}
+    assert set(by_code) == {"FL200", "FL400"}
+    fl200 = by_code["FL200"]
+    start = text.index("It has")
+    # line 2; UTF-16 column counts the emoji twice
+    assert (fl200.range.start.line, fl200.range.start.character) == (2, start - text.index("中文") + 1)
+    assert fl200.severity == types.DiagnosticSeverity.Warning and fl200.source == "faithlint"
+    assert fl200.code_description is not None and fl200.code_description.href.endswith("#fl200")
+    rel = fl200.related_information[0]
+    assert rel.location.uri == (tmp_path / "draft.context.md").resolve().as_uri()
+    assert fl200.data["version"] == 3 and fl200.data["sentence"][0] == start
+    fl400 = by_code["FL400"]
+    assert fl400.data["value"] == "$15 million" and fl400.data["context_value"] == "$12.5 million"
+    a, b = fl400.data["start"], fl400.data["end"]
+    assert text[a:b] == "$15 million"
+
+
+def test_no_context_is_one_information_diagnostic_on_line_0(tmp_path: Path) -> None:
+    draft = tmp_path / "lonely.md"
+    draft.write_text("Some claim.\n")
+    config = Config(relevance="lexical")
+    snap = Snapshot(uri=draft.as_uri(), path=draft, text="Some claim.\n", version=1, language_id="markdown")
+    out = check_snapshot(make_linter(config), config, None, snap, lambda: False)
+    diags = build_diagnostics(DocState(snap.uri, draft, "markdown", outcome=out), PositionCodec())
+    assert len(diags) == 1 and diags[0].severity == types.DiagnosticSeverity.Information
+    assert diags[0].range.start.line == 0
+    for hint in ("context:", "lonely.context.md", "[[pair]]", "--context"):
+        assert hint in diags[0].message
+
+
+@pytest.mark.parametrize("content,needle", [(b"abc\x00def", "binary file"), (b"\xff\xfe\x00a", "UTF-16"),
+                                            (b"caf\xe9", "invalid UTF-8")])
+def test_unusable_context_is_a_diagnostic_not_a_crash(tmp_path: Path, content: bytes, needle: str) -> None:
+    draft = tmp_path / "d.md"
+    draft.write_text("A claim.\n")
+    (tmp_path / "d.context.txt").write_bytes(content)
+    config = Config(relevance="lexical")
+    snap = Snapshot(uri=draft.as_uri(), path=draft, text="A claim.\n", version=1, language_id="markdown")
+    out = check_snapshot(make_linter(config), config, None, snap, lambda: False)
+    assert out.result is None and len(out.problems) == 1 and needle in out.problems[0].message
+
+
+def test_deleted_context_is_reported(tmp_path: Path) -> None:
+    state, out = _outcome(tmp_path, "The library reopened on March 4, 2024.\n")
+    ctx = tmp_path / "draft.context.md"
+    ctx.unlink()
+    snap = Snapshot(uri=out.snapshot.uri, path=out.snapshot.path, text=out.snapshot.text, version=4,
+                    language_id="markdown", previous_context=list(out.context_files.values()))
+    config = Config(relevance="lexical")
+    out2 = check_snapshot(make_linter(config), config, None, snap, lambda: False)
+    assert [p.code for p in out2.problems] == ["context-deleted"]
+    assert "deleted" in out2.problems[0].message and "draft.context.md" in out2.problems[0].message
+
+
+def test_too_large_drafts_are_not_checked(tmp_path: Path) -> None:
+    config = Config(relevance="lexical", max_file_size=100)
+    snap = Snapshot(uri="file:///x.md", path=tmp_path / "x.md", text="word " * 100, version=1, language_id=None)
+    out = check_snapshot(make_linter(config), config, None, snap, lambda: False)
+    assert out.result is None and out.problems[0].code == "too-large"
+
+
+# ---------------------------------------------------------------------------------------------- code actions
+
+
+def _actions(state: DocState, code: str) -> tuple[ActionContext, dict[str, list[Edit]]]:
+    out = state.outcome
+    assert out is not None and out.result is not None
+    f = next(f for f in out.result.findings if f.code == code)
+    data = finding_data(f, out.snapshot.text, state.uri, out.snapshot.version)
+    ctx = ActionContext(state.uri, out.snapshot.version, out.snapshot.text, _prepare(data))
+    edits = {}
+    for provider in builtin_registry():
+        for p in provider.propose(ctx):
+            edits[provider.id] = provider.edits(ctx, p.args)
+    return ctx, edits
+
+
+DRAFT = ("---\ntitle: x\n---\n# Library\n\nThe library reopened on March 4, 2024. It has a xunsup cafe. "
+         "The project cost $15 million.\n\n- It is xcontra open on Sundays.\n")
+
+
+def test_code_action_edits_give_the_intended_text(tmp_path: Path) -> None:
+    state, _ = _outcome(tmp_path, DRAFT)
+    ctx, e = _actions(state, "FL400")
+    assert set(e) == {"faithlint.replaceValue", "faithlint.disableLine", "faithlint.disableFile"}
+    assert apply_edits(ctx.text, e["faithlint.replaceValue"]) == DRAFT.replace("$15 million", "$12.5 million")
+    assert apply_edits(ctx.text, e["faithlint.disableFile"]) == DRAFT.replace(
+        "---\n# Library", "---\n<!-- faithlint-disable FL400 -->\n# Library")
+    assert apply_edits(ctx.text, e["faithlint.disableLine"]) == DRAFT.replace(
+        "\nThe library", "\n<!-- faithlint-disable-next-line FL400 -->\nThe library")
+
+    ctx, e = _actions(state, "FL200")
+    assert set(e) == {"faithlint.replaceWithEvidence", "faithlint.deleteSentence", "faithlint.disableLine",
+                      "faithlint.disableFile"}
+    assert apply_edits(ctx.text, e["faithlint.deleteSentence"]) == DRAFT.replace("It has a xunsup cafe. ", "")
+    replaced = apply_edits(ctx.text, e["faithlint.replaceWithEvidence"])
+    assert "xunsup" not in replaced and replaced.count("The library reopened on March 4, 2024.") == 2
+
+    ctx, e = _actions(state, "FL100")
+    assert apply_edits(ctx.text, e["faithlint.deleteSentence"]) == DRAFT.replace("- It is xcontra open on Sundays.\n",
+                                                                                 "")
+    assert apply_edits(ctx.text, e["faithlint.replaceWithEvidence"]).endswith("- It is closed on Sundays.\n")
+    # indentation of the line is kept so list items stay list items
+    assert apply_edits(ctx.text, e["faithlint.disableLine"]).endswith(
+        "<!-- faithlint-disable-next-line FL100 -->\n- It is xcontra open on Sundays.\n")
+
+
+def test_suppression_edits_really_suppress(tmp_path: Path) -> None:
+    state, _ = _outcome(tmp_path, DRAFT)
+    for code in ("FL100", "FL200", "FL400"):
+        for provider_id in ("faithlint.disableLine", "faithlint.disableFile"):
+            ctx, e = _actions(state, code)
+            new_text = apply_edits(ctx.text, e[provider_id])
+            state2, out2 = _outcome(tmp_path, new_text)
+            assert out2.result is not None
+            assert code not in {f.code for f in out2.result.findings}, (code, provider_id)
+
+
+def test_edits_keep_crlf_and_front_matter_detection() -> None:
+    text = "---\r\na: 1\r\n---\r\nBody.\r\n"
+    assert front_matter_end(text) == len("---\r\na: 1\r\n---\r\n")
+    assert front_matter_end("# no front matter\n---\n") == 0
+    assert front_matter_end("---\nunclosed\n") == 0
+    assert front_matter_end("\ufeff---\na: 1\n...\nx") == len("\ufeff---\na: 1\n...\n")
+
+
+@pytest.mark.parametrize("text,sentence,expected", [
+    ("A one. B two. C three.", "B two.", "A one. C three."),
+    ("A one. B two.\nNext.", "B two.", "A one.\nNext."),
+    ("A one.\nB two.\nC.", "B two.", "A one.\nC."),
+    ("A one.\r\nB two.\r\nC.", "B two.", "A one.\r\nC."),
+    ("B two.", "B two.", ""),
+    ("* B two.\n> C three.", "B two.", "> C three."),
+    ("> B two.\n", "B two.", ""),
+])
+def test_sentence_deletion_spacing(text: str, sentence: str, expected: str) -> None:
+    a = text.index(sentence)
+    assert apply_edits(text, [sentence_deletion(text, a, a + len(sentence))]) == expected
+
+
+def test_disable_line_and_file_keep_crlf(tmp_path: Path) -> None:
+    text = "Intro line.\r\nIt has a xunsup cafe.\r\n"
+    state, _ = _outcome(tmp_path, text)
+    ctx, e = _actions(state, "FL200")
+    assert apply_edits(ctx.text, e["faithlint.disableLine"]) == (
+        "Intro line.\r\n<!-- faithlint-disable-next-line FL200 -->\r\nIt has a xunsup cafe.\r\n")
+    assert apply_edits(ctx.text, e["faithlint.disableFile"]).startswith("<!-- faithlint-disable FL200 -->\r\nIntro")
+
+
+def test_registry_is_pluggable() -> None:
+    class Shout:
+        id = "test.shout"
+
+        def propose(self, ctx: ActionContext) -> list[Proposal]:
+            return [Proposal("Shout")]
+
+        def edits(self, ctx: ActionContext, args: dict) -> list[Edit]:
+            return [Edit(0, len(ctx.text), ctx.text.upper())]
+
+    reg = builtin_registry()
+    reg.register(Shout())
+    assert [p.id for p in reg][-1] == "test.shout" and reg.get("test.shout") is not None
+    reg.unregister("test.shout")
+    assert reg.get("test.shout") is None
+    assert list(CodeActionRegistry()) == []
