@@ -266,7 +266,8 @@ def test_cli_check_format_html_with_a_real_model(tmp_path: Path) -> None:
         pytest.skip("no checker model: the bundled model is not installed and FAITHLINT_TEST_MODEL is not set")
     args = ["--model", model] if model else []
     out = tmp_path / "report.html"
-    (tmp_path / "answer.md").write_text(RAG_DRAFT)
+    planted = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
+    (tmp_path / "answer.md").write_text((EXAMPLE / "answer.md").read_text())
     (tmp_path / "answer.context.md").write_text((EXAMPLE / "answer.context.md").read_text())
     proc = subprocess.run([sys.executable, "-m", "faithlint", "check", "answer.md", "--format", "html", "-o",
                            str(out), "--fail-on", "never", *args], cwd=tmp_path, capture_output=True, text=True,
@@ -274,9 +275,9 @@ def test_cli_check_format_html_with_a_real_model(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom = DOM(out.read_text(encoding="utf-8"))
     spans = dom.all("span", cls="s")
-    assert spans and any(CONTRADICTION in s["text"] for s in spans)
-    if not model:  # the bundled model knows the library is closed on Sundays
-        contra = next(s for s in spans if CONTRADICTION in s["text"])
+    assert spans and any(planted in s["text"] for s in spans)
+    if not model:  # the bundled model sees that the context says $12.5 million
+        contra = next(s for s in spans if planted in s["text"])
         assert "FL100" in contra["attrs"]["data-codes"].split()
         assert "l-contradiction" in contra["attrs"]["class"].split()
     if CHROMIUM:

@@ -27,20 +27,7 @@ from faithlint.watch import Watcher, WatchOptions, atomic_write  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "faithlint" / "models" / "default" / "model.safetensors"
 DEBOUNCE = 0.5  # generous: the test machine may be busy
-RAG_DRAFT = """---
-query: "What changed at the Riverside Public Library?"
----
-# What changed at the Riverside Public Library
-
-The Riverside Public Library reopened on March 4, 2024, after an 18-month renovation.
-The project cost $12.5 million and was funded by a city bond that voters approved in 2021.
-The renovated building has a new children's wing and a maker space with 3D printers.
-
-The library is open on Sundays from 10 a.m. to 5 p.m.
-
-According to director Helen Okafor, daily visitor numbers have doubled since the reopening.
-A new solar roof supplies about 30 percent of the building's electricity.
-"""  # examples/rag-answer/answer.md as the contradiction example (kept here: that file is edited for demos)
+RAG_DRAFT = (ROOT / "examples" / "rag-answer" / "answer.md").read_text()  # planted: "$25 million"
 
 
 class FakeLinter:
@@ -568,4 +555,4 @@ def test_watch_once_flags_the_example_contradiction(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     res = report(tmp_path / "reports", "answer.md")["results"][0]
     contra = [f for f in res["findings"] if f["code"] == "FL100"]
-    assert any("open on Sundays" in RAG_DRAFT[f["start"]:f["end"]] for f in contra), res["findings"]
+    assert any("$25 million" in RAG_DRAFT[f["start"]:f["end"]] for f in contra), res["findings"]
