@@ -120,7 +120,7 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)},
-        ignore_mismatched_sizes=True)
+        ignore_mismatched_sizes=True, dtype=torch.float32)  # the shipped model is stored in fp16
     data = _encode(tok, train_rows, cfg.max_length)
     lengths = [len(x["input_ids"]) for x in data]
     counts = np.bincount([x["label"] for x in data], minlength=3).astype(float)

@@ -89,7 +89,7 @@ async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_pa
 
         # hover on any sentence shows probabilities and the 1-5 score
         lines = text.split("\n")
-        line = next(i for i, s in enumerate(lines) if s.startswith("The library is open"))
+        line = next(i for i, s in enumerate(lines) if s.startswith("The project cost"))
         hover = await client.text_document_hover_async(types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=5)))
         assert hover is not None and "P(entailment)" in hover.contents.value and "/5" in hover.contents.value
