@@ -109,10 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ---------------------------------------------------------------------- check
-def _config(args: argparse.Namespace, start: Path) -> Any:
-    from faithlint.config import load_config, merge_overrides
-
-    config, _path = load_config(args.config, start=start)
+def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Settings given as flags (--model, --select, --ignore, --fail-on); shared by check and watch."""
     overrides: dict[str, Any] = {}
     if args.model:
         overrides["model"] = args.model
@@ -122,6 +120,14 @@ def _config(args: argparse.Namespace, start: Path) -> Any:
         overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
     if args.fail_on:
         overrides["fail_on"] = args.fail_on
+    return overrides
+
+
+def _config(args: argparse.Namespace, start: Path) -> Any:
+    from faithlint.config import load_config, merge_overrides
+
+    config, _path = load_config(args.config, start=start)
+    overrides = cli_overrides(args)
     if overrides:
         config = merge_overrides(config, overrides, "command line")
     return config, _path

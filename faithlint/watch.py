@@ -975,15 +975,9 @@ def add_arguments(w: Any) -> None:
 
 def run_from_args(args: Any) -> int:
     """``faithlint watch``: exit 0 on Ctrl-C/SIGTERM; with ``--once`` 0/1 like ``check`` (2 if a draft failed)."""
-    overrides: dict[str, Any] = {}
-    if args.model:
-        overrides["model"] = args.model
-    if args.select:
-        overrides["select"] = [x.strip() for x in args.select.split(",") if x.strip()]
-    if args.ignore:
-        overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
-    if args.fail_on:
-        overrides["fail_on"] = args.fail_on
+    from faithlint.cli import cli_overrides
+
+    overrides = cli_overrides(args)
     if args.debounce < 0:
         raise FaithlintError("--debounce must not be negative")
     opts = WatchOptions(dirs=list(args.dirs) or [Path(".")], include=args.include, exclude=args.exclude,
