@@ -181,8 +181,11 @@ class Linter:
         return result
 
     # ------------------------------------------------------------------ stages
-    def _context_sentences(self, doc: ContextDoc) -> tuple[list[Span], list[int]]:
-        key = hashlib.sha1((doc.source + "\x00" + doc.text).encode("utf-8")).hexdigest()
+    @staticmethod
+    def _doc_key(doc: ContextDoc) -> str:
+        return hashlib.sha1((doc.source + "\x00" + doc.text).encode("utf-8")).hexdigest()
+
+    def _context_sentences(self, doc: ContextDoc, key: str) -> tuple[list[Span], list[int]]:
         hit = self._ctx_cache.get(key)
         if hit is None:
             spans: list[Span] = []
@@ -197,12 +200,13 @@ class Linter:
             self._ctx_cache.put(key, hit)
         return hit
 
-    def windows_for(self, doc: ContextDoc, budget: int) -> list[Window]:
-        key = (hashlib.sha1((doc.source + "\x00" + doc.text).encode("utf-8")).hexdigest(), budget,
-               self.config.overlap)
+    def windows_for(self, doc: ContextDoc, budget: int, doc_key: str | None = None) -> list[Window]:
+        """Windows of ``doc`` for a token budget; ``doc_key`` saves re-hashing a long document per sentence."""
+        doc_key = doc_key or self._doc_key(doc)
+        key = (doc_key, budget, self.config.overlap)
         hit = self._win_cache.get(key)
         if hit is None:
-            spans, counts = self._context_sentences(doc)
+            spans, counts = self._context_sentences(doc, doc_key)
             hit = build_windows(doc.source, doc.text, spans, counts, budget, self.config.overlap,
                                 self.checker.token_offsets)
             self._win_cache.put(key, hit)
@@ -215,11 +219,12 @@ class Linter:
         counts = checker.count_tokens(sentences)
         model_max = getattr(checker, "model_max", 512)
         budgets = [token_budget(cfg.max_length, n, model_max=model_max) for n in counts]
+        doc_keys = [self._doc_key(doc) for doc in context]
         per_sentence_windows: list[list[Window]] = []
         for b in budgets:
             ws: list[Window] = []
-            for doc in context:
-                ws.extend(self.windows_for(doc, b))
+            for doc, doc_key in zip(context, doc_keys):
+                ws.extend(self.windows_for(doc, b, doc_key))
             per_sentence_windows.append(ws)
         # relevance over the union of candidate windows, computed once
         uniq: dict[tuple[str, int, int], int] = {}

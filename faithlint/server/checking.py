@@ -88,11 +88,7 @@ class Scheduler:
         """Check ``payload`` (a snapshot of the document) after ``delay`` seconds of quiet."""
         job = Job(uri, version, payload, self._clock() + max(0.0, delay))
         with self._cond:
-            old = self._pending.pop(uri, None)
-            if old is not None:
-                old.cancel.set()
-            if self._current is not None and self._current.uri == uri:
-                self._current.cancel.set()
+            self._cancel_locked(uri)
             self._pending[uri] = job
             self._cond.notify_all()
         return job
@@ -100,11 +96,14 @@ class Scheduler:
     def cancel(self, uri: str) -> None:
         """Forget pending work for ``uri`` and cancel its in-flight check (document closed)."""
         with self._cond:
-            old = self._pending.pop(uri, None)
-            if old is not None:
-                old.cancel.set()
-            if self._current is not None and self._current.uri == uri:
-                self._current.cancel.set()
+            self._cancel_locked(uri)
+
+    def _cancel_locked(self, uri: str) -> None:
+        old = self._pending.pop(uri, None)
+        if old is not None:
+            old.cancel.set()
+        if self._current is not None and self._current.uri == uri:
+            self._current.cancel.set()
 
     def submit(self, task: Callable[[], None]) -> None:
         """Run ``task`` in the worker before any pending check (used to load models)."""
