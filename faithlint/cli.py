@@ -143,8 +143,7 @@ def _drafts(paths: Sequence[Path], config: Any) -> list[Path]:
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in {".md", ".markdown", ".txt",
                                                                                        ".mdx"}
-                           and not is_context_file(f) and not any(part.startswith(".") for part in f.parts)
-                           and not _inside_context_folder(f))
+                           and not is_context_file(f) and not any(part.startswith(".") for part in f.parts))
             if not found:
                 raise InputError(f"{p}: no drafts (.md or .txt) found in this folder")
             out.extend(found)
@@ -152,10 +151,6 @@ def _drafts(paths: Sequence[Path], config: Any) -> list[Path]:
             out.append(p)
     seen: set[Path] = set()
     return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]
-
-
-def _inside_context_folder(path: Path) -> bool:
-    return any(part.endswith((".context", ".sources")) for part in path.parent.parts)
 
 
 def _progress(total: int, enabled: bool) -> Any:
@@ -171,11 +166,9 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from faithlint.context import load_context, read_text
+    from faithlint.drafts import prepare_draft
     from faithlint.formats import render
     from faithlint.linter import Linter
-    from faithlint.markdown import extract
-    from faithlint.pairing import resolve_pairing
 
     if args.pairs and args.paths:
         raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
@@ -214,24 +207,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _exit_code(results, config.fail_on)
 
     drafts = _drafts(args.paths, config)
-    jobs = []
-    for d in drafts:
-        text = read_text(d, config.max_file_size)
-        is_md = d.suffix.lower() in set(config.markdown_extensions)
-        if not text.strip():
-            raise InputError(f"{d}: empty draft")
-        fm = extract(text, markdown=is_md).front_matter if is_md else None
-        pairing = resolve_pairing(d, fm, config, config_path, cli_context=args.context or None, cli_query=args.query)
-        if not pairing.context and not args.allow_no_context:
-            raise InputError(f"{d}: no context found; pass --context PATH, add 'context:' front matter, put it in "
-                             f"{d.stem}.context.md or {d.stem}.context/, or add a [[pair]] rule "
-                             "(or use --allow-no-context)")
-        jobs.append((d, text, is_md, pairing))
+    # every draft is read and paired before any is checked, so a bad input fails fast
+    jobs = [prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
+                          allow_no_context=args.allow_no_context) for d in drafts]
     prog = _progress(len(jobs), not args.no_progress)
     try:
-        for d, text, is_md, pairing in jobs:
-            ctx = load_context(pairing.context, config.max_file_size) if pairing.context else []
-            res = linter.check(text, ctx, path=_display(d), query=pairing.query, markdown=is_md)
+        for job in jobs:
+            res = linter.check(job.text, job.context, path=_display(job.path), query=job.pairing.query,
+                               markdown=job.markdown)
             results.append(res)
             if prog:
                 prog.advance(prog.task)  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ rules -> suppression comments.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -131,7 +132,7 @@ class Linter:
     def load(self) -> None:
         """Load every model now (the server does this in the background at start)."""
         _ = self.checker, self.relevance, self.splitter
-        if RULES["FL400"].code and self.config.rule_enabled("FL400"):
+        if self.config.rule_enabled("FL400"):
             _ = self.values
 
     # ------------------------------------------------------------------ public API
@@ -392,15 +393,11 @@ def evidence_quote(evidence: Evidence, sentence: str, limit: int = 140) -> str:
 
 
 def _split_quote(text: str) -> list[str]:
-    import re
-
     return re.split(r"(?<=[.!?])\s+|\s*\n\s*", text)
 
 
 def _paragraphs(text: str) -> list[tuple[int, str]]:
     """Blank-line separated paragraphs with their offsets (sentences never cross them)."""
-    import re
-
     out = []
     start = 0
     for m in re.finditer(r"(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)+", text):

@@ -5,7 +5,7 @@ How it works
 * Drafts are found like ``faithlint check FOLDER`` finds them (``.md``/``.markdown``/``.mdx``/``.txt``, not
   context files, not hidden, not inside ``*.context/`` or ``*.sources/``), narrowed by ``--include`` /
   ``--exclude`` globs (relative to the watched folder, ``**`` spans folders) and by ``.gitignore`` files.
-* Each draft is paired with its context exactly as the CLI pairs it (:func:`prepare_draft`, built on
+* Each draft is paired with its context exactly as the CLI pairs it (:func:`faithlint.drafts.prepare_draft`, built on
   :func:`faithlint.pairing.resolve_pairing`), and the watcher remembers which files and folders that pairing
   read (plus every sibling that *could* pair with it, and the config file).
 * A watchdog observer only records which paths were touched. The main loop waits until the file system has
@@ -39,12 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from faithlint.drafts import PreparedDraft, prepare_draft
 from faithlint.errors import FaithlintError, InputError, ModelError
 
 if TYPE_CHECKING:  # the CLI imports this module for its options: keep pydantic & co. out of that path
     from faithlint.config import Config
     from faithlint.pairing import Pairing
-    from faithlint.types import ContextDoc, DraftResult
+    from faithlint.types import DraftResult
 
 DRAFT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".mdx", ".txt")  # as `faithlint check FOLDER`
 CONFIG_NAMES: tuple[str, ...] = ("faithlint.toml", "pyproject.toml")
@@ -98,47 +99,6 @@ def atomic_write(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
-
-
-def _no_context_message(draft: Path) -> str:
-    # The same wording as `faithlint check`.
-    return (f"{draft}: no context found; pass --context PATH, add 'context:' front matter, put it in "
-            f"{draft.stem}.context.md or {draft.stem}.context/, or add a [[pair]] rule (or use --allow-no-context)")
-
-
-@dataclass
-class PreparedDraft:
-    """A draft read from disk and paired with its context, ready for ``Linter.check``."""
-
-    path: Path
-    text: str
-    markdown: bool
-    pairing: Pairing
-    context: list[ContextDoc]
-
-
-def prepare_draft(draft: Path, config: Config, config_path: Path | None, *, cli_context: Sequence[Path] = (),
-                  cli_query: str | None = None, allow_no_context: bool = False,
-                  display: str | None = None) -> PreparedDraft:
-    """Read ``draft``, resolve its pairing and load the context, as ``faithlint check`` does.
-
-    Raises :class:`~faithlint.errors.FaithlintError` with a one-line message on any problem.
-    """
-    from faithlint.context import load_context, read_text
-    from faithlint.markdown import extract
-    from faithlint.pairing import resolve_pairing
-
-    text = read_text(draft, config.max_file_size)
-    is_md = draft.suffix.lower() in set(config.markdown_extensions)
-    if not text.strip():
-        raise InputError(f"{display or draft}: empty draft")
-    fm = extract(text, markdown=is_md).front_matter if is_md else None
-    pairing = resolve_pairing(draft, fm, config, config_path, cli_context=list(cli_context) or None,
-                              cli_query=cli_query)
-    if not pairing.context and not allow_no_context:
-        raise InputError(_no_context_message(Path(display) if display else draft))
-    ctx = load_context(pairing.context, config.max_file_size) if pairing.context else []
-    return PreparedDraft(draft, text, is_md, pairing, ctx)
 
 
 # --------------------------------------------------------------------------------------------- .gitignore
