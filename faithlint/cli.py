@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--per-doc", type=int, default=12)
     s.add_argument("--seed", type=int, default=13)
     s.add_argument("--max-length", type=int, default=192)
+    s.add_argument("--minimal-pairs", type=float, default=0.5, metavar="P",
+                   help="share of hallucinated pairs that also get their untouched sentence as entailment "
+                        "(default 0.5)")
 
     t = sub.add_parser("train", help="fine-tune the checker on labelled and/or synthetic pairs")
     t.add_argument("data", nargs="+", type=Path, help="JSONL files of {premise, hypothesis, label}")
@@ -320,7 +323,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
     def offsets(text: str) -> list[tuple[int, int]]:
         return tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
 
-    synth = Synthesizer(count, max_length=args.max_length, seed=args.seed, token_offsets=offsets)
+    if not 0.0 <= args.minimal_pairs <= 1.0:
+        raise InputError(f"--minimal-pairs must be between 0 and 1, not {args.minimal_pairs}")
+    synth = Synthesizer(count, max_length=args.max_length, seed=args.seed, token_offsets=offsets,
+                        paired=args.minimal_pairs)
     examples = make_examples([(d.source, d.text) for d in docs], nlp, synth, args.per_doc)
     if not examples:
         raise FaithlintError("no examples could be made: context documents need at least two sentences of prose")

@@ -89,6 +89,7 @@ class Linter:
         self._pair_cache = _LRU(200_000)
         self._ctx_cache = _LRU(2_000)
         self._win_cache = _LRU(4_000)
+        self._value_cache = _LRU(20_000)
         self.stats = Stats()
 
     # lazily loaded parts, so constructing a Linter is free and errors surface on first use
@@ -151,8 +152,14 @@ class Linter:
 
     def check(self, text: str, context: Sequence[ContextDoc], *, path: str | None = None, id: str | None = None,
               query: str | None = None, markdown: bool = True,
-              cancelled: Callable[[], bool] | None = None) -> DraftResult:
-        """Check one draft. ``cancelled`` is polled between stages (the server cancels superseded checks)."""
+              cancelled: Callable[[], bool] | None = None,
+              partial: Callable[[DraftResult], None] | None = None, first: int = 8) -> DraftResult:
+        """Check one draft. ``cancelled`` is polled between stages (the server cancels superseded checks).
+
+        With ``partial``, a long draft (over ``3 * first`` sentences) is checked in two passes: the
+        first ``first`` sentences, handed to ``partial`` as a result of their own, then the rest; an
+        editor shows the top of a freshly opened draft while the rest is still being checked.
+        """
         ex, sents = self.sentences(text, markdown)
         result = DraftResult(text=text, path=path, id=id)
         if ex.front_matter_error:
@@ -164,7 +171,25 @@ class Linter:
             result.notes.append("no context: only rules that need no context ran")
             result.score = {"mean": float("nan"), "min": float("nan"), "unsupported_share": float("nan")}
             return result
-        verdicts = self._judge([s.text for s in sents], context, query, cancelled)
+        self.stats.last = {"pairs": 0, "scored": 0, "sentences_rescored": 0}
+        texts = [s.text for s in sents]
+        # short drafts are quick as a whole; splitting them would only make their diagnostics flicker
+        progressive = partial is not None and 0 < first and len(sents) > 3 * first
+        bounds = [0, first, len(sents)] if progressive else [0, len(sents)]
+        verdicts: list[tuple[np.ndarray, Evidence | None, list[Evidence]]] = []
+        for a, b in zip(bounds, bounds[1:]):
+            verdicts.extend(self._judge(texts[a:b], context, query, cancelled))
+            if cancelled and cancelled():
+                break
+            if partial is not None and b < len(sents):
+                partial(self._result(DraftResult(text=text, path=path, id=id, notes=list(result.notes)),
+                                     ex, sents[:b], verdicts))
+        self.stats.drafts_checked += 1
+        return self._result(result, ex, sents, verdicts, cancelled)
+
+    def _result(self, result: DraftResult, ex: Extracted, sents: list[DraftSentence],
+                verdicts: list[tuple[np.ndarray, Evidence | None, list[Evidence]]],
+                cancelled: Callable[[], bool] | None = None) -> DraftResult:
         for s, (probs, evidence, windows) in zip(sents, verdicts):
             label = LABELS[int(np.argmax(probs))]
             score = float(probs[0])
@@ -174,11 +199,10 @@ class Linter:
                 evidence=evidence, windows=windows))
         if cancelled and cancelled():
             return result
-        result.findings = self._findings(ex, sents, result.sentences)
+        result.findings = self._findings(ex, sents[:len(result.sentences)], result.sentences)
         scores = [s.score for s in result.sentences]
         result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
                         "unsupported_share": float(np.mean([s.label != "entailment" for s in result.sentences]))}
-        self.stats.drafts_checked += 1
         return result
 
     # ------------------------------------------------------------------ stages
@@ -265,7 +289,7 @@ class Linter:
             evs = [Evidence(w.source, w.start, w.end, w.text, wt) for w, wt in zip(picked, weights)]
             out.append((agg, evs[best], evs))
         self.stats.sentences_rescored += rescored
-        self.stats.last["sentences_rescored"] = rescored
+        self.stats.last["sentences_rescored"] = self.stats.last.get("sentences_rescored", 0) + rescored
         return out
 
     def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
@@ -283,7 +307,9 @@ class Linter:
                 out[i] = hit
         self.stats.pair_cache_hits += len(pairs) - len(todo)
         self.stats.pairs_scored += len(todo)
-        self.stats.last = {"pairs": len(pairs), "scored": len(todo)}
+        last = self.stats.last
+        last["pairs"] = last.get("pairs", 0) + len(pairs)
+        last["scored"] = last.get("scored", 0) + len(todo)
         if todo:
             scored = self.checker.score_pairs([pairs[i][0] for i in todo], [pairs[i][1] for i in todo])
             for i, row in zip(todo, scored):
@@ -319,7 +345,7 @@ class Linter:
                                         f"Low faithfulness {r.score:.2f} (below {threshold:.2f}, {r.scale_1_5}/5); "
                                         f"evidence: \u201c{quote}\u201d", s.start, s.end, data=dict(data), **base))
             if cfg.rule_enabled("FL400") and r.windows:
-                for m in self.values.mismatches(s.text, [w.text for w in r.windows]):
+                for m in self._mismatches(s.text, [w.text for w in r.windows]):
                     a, b = s.to_source(m.value.start, m.value.end)
                     ctx = m.context_value
                     msg = f"\u2018{m.value.text}\u2019 ({m.value.kind}) does not appear in the evidence"
@@ -333,6 +359,16 @@ class Linter:
         kept = [f for f in findings if not ex.suppressions.is_suppressed(f.code, line_of(ex.source, f.start))]
         kept.sort(key=lambda f: (f.start, f.code))
         return kept
+
+
+    def _mismatches(self, sentence: str, evidence: list[str]) -> list[Any]:
+        """FL400 values, cached: an edit elsewhere leaves this sentence and its evidence unchanged."""
+        key = hashlib.sha1("\x00".join([sentence, *evidence]).encode("utf-8")).hexdigest()
+        hit = self._value_cache.get(key)
+        if hit is None:
+            hit = self.values.mismatches(sentence, evidence)
+            self._value_cache.put(key, hit)
+        return hit
 
 
 def claim(sentence: str, query: str | None, mode: str) -> str:

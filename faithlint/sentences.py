@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -93,8 +94,11 @@ def load_spacy() -> Any | None:
 class SentenceSplitter:
     """Splits blocks of text into sentences; thread-safe, spaCy when available."""
 
-    def __init__(self, use_spacy: bool = True) -> None:
+    def __init__(self, use_spacy: bool = True, cache_size: int = 8192) -> None:
         self.nlp = load_spacy() if use_spacy else None
+        # An edit changes one paragraph; the others must not go through spaCy again.
+        self._cache: OrderedDict[str, tuple[Span, ...]] = OrderedDict()
+        self._cache_size = cache_size
 
     @property
     def backend(self) -> str:
@@ -106,9 +110,16 @@ class SentenceSplitter:
         if self.nlp is None:
             return split_rule_based(text)
         with _LOCK:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return list(hit)
             doc = self.nlp(text, disable=["ner", "lemmatizer"])
-        spans = [Span(s.start_char, s.end_char) for s in doc.sents]
-        return _merge_fragments(text, _trim(text, spans))
+            spans = _merge_fragments(text, _trim(text, [Span(s.start_char, s.end_char) for s in doc.sents]))
+            self._cache[text] = tuple(spans)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return spans
 
 
 def _merge_fragments(text: str, spans: list[Span]) -> list[Span]:

@@ -97,9 +97,16 @@ class Synthesizer:
     """Turns spaCy-parsed documents into labelled (window, sentence) pairs."""
 
     def __init__(self, count_tokens, max_length: int = 192, overlap: int = 32,
-                 seed: int = 13, token_offsets=None) -> None:
+                 seed: int = 13, token_offsets=None, paired: float = 0.0,
+                 budgets: Sequence[int] | None = None) -> None:
         self.count_tokens = count_tokens
         self.max_length = max_length
+        # Minimal pairs: with this probability a hallucinated hypothesis comes with its
+        # untouched original against the same window, so that "long window, near-copy"
+        # alone never predicts contradiction (the model must find the changed span).
+        self.paired = paired
+        # Window budgets to draw from per document; default: one budget for a typical sentence.
+        self.budgets = list(budgets) if budgets else [max(48, max_length - 3 - 48)]
         self.overlap = overlap
         self.rng = random.Random(seed)
         self.token_offsets = token_offsets
@@ -128,7 +135,7 @@ class Synthesizer:
         for e in doc.ents:
             if e.label_ in SWAPPABLE:
                 ents_by_type.setdefault(e.label_, set()).add(e.text)
-        budget = max(48, self.max_length - 3 - 48)
+        budget = rng.choice(self.budgets)
         windows = build_windows(doc_id, text, spans, counts, budget, self.overlap, self.token_offsets)
         if not windows:
             return []
@@ -150,6 +157,8 @@ class Synthesizer:
             if ex is not None and ex.hypothesis.strip():
                 ex.doc_id = doc_id
                 out.append(ex)
+                if ex.label != "entailment" and self.paired and rng.random() < self.paired:
+                    out.append(Example(win.text, sent.text.strip(), "entailment", "minimal_pair", doc_id))
         return out
 
     # entailed: not just verbatim copies, so word overlap is no shortcut

@@ -158,6 +158,9 @@ def test_synth_and_train_round_trip(tmp_path):
     rows = [json.loads(x) for x in synth.read_text().splitlines()]
     assert rows and {r["label"] for r in rows} <= {"entailment", "neutral", "contradiction"}
     assert all(r["premise"] and r["hypothesis"] for r in rows)
+    pairs = [r for r in rows if r["kind"] == "minimal_pair"]
+    assert pairs and all(r["label"] == "entailment" and r["hypothesis"] in r["premise"] for r in pairs)
+    assert cli.main(["synth", str(EXAMPLE), "-o", str(synth), "--minimal-pairs", "1.5"]) == 2
     small = tmp_path / "small.jsonl"
     small.write_text("\n".join(json.dumps(r) for r in rows[:16]) + "\n")
     assert cli.main(["train", str(small), "-o", str(tmp_path / "m"), "--epochs", "1", "--batch-size", "8"]) == 0

@@ -151,3 +151,25 @@ def test_rescored_sentences_are_counted():
     assert lt.stats.last["sentences_rescored"] == 2
     lt.check("The library reopened. It is closed UNSUP on Sundays.", CTX)
     assert lt.stats.last["sentences_rescored"] == 1
+
+
+def test_long_draft_reports_its_first_sentences_early_and_the_whole_matches_one_pass():
+    sentences = [f"Sentence {i} says the library reopened." for i in range(30)]
+    sentences[2] = "It is open CONTRA on Sundays."
+    sentences[20] = "A café UNSUP opened."
+    text = " ".join(sentences)
+    lt, _ = linter(ignore=["FL400"])
+    partials = []
+    res = lt.check(text, CTX, partial=partials.append, first=8)
+    assert len(partials) == 1
+    early = partials[0]
+    assert len(early.sentences) == 8 and codes(early) == [("FL100", "It is open CONTRA on Sundays.")]
+    whole = linter(ignore=["FL400"])[0].check(text, CTX)
+    assert codes(res) == codes(whole) == [("FL100", "It is open CONTRA on Sundays."),
+                                          ("FL200", "A café UNSUP opened.")]
+    assert [s.probs for s in res.sentences] == [s.probs for s in whole.sentences]
+    assert lt.stats.last["sentences_rescored"] == 30 and lt.stats.drafts_checked == 1
+    # short drafts come in one piece
+    partials.clear()
+    lt.check(" ".join(sentences[:20]), CTX, partial=partials.append, first=8)
+    assert not partials

@@ -56,7 +56,8 @@ def copy_example(tmp_path: Path) -> Path:
 async def wait_checked(client, uri: str, version: int) -> dict:  # type: ignore[no-untyped-def]
     async def checked() -> dict | None:
         st = await status(client)
-        return st if st["documents"].get(uri, {}).get("version") == version else None
+        doc = st["documents"].get(uri, {})
+        return st if doc.get("version") == version and doc.get("complete") else None
 
     deadline = time.monotonic() + LOAD_TIMEOUT
     while (st := await checked()) is None:

@@ -48,7 +48,9 @@ def codes(client, uri: str) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 async def checked_version(client, uri: str) -> int | None:  # type: ignore[no-untyped-def]
-    return (await status(client))["documents"].get(uri, {}).get("version")
+    """The version whose whole check was delivered (a long draft's first diagnostics come early)."""
+    doc = (await status(client))["documents"].get(uri, {})
+    return doc.get("version") if doc.get("complete") else None
 
 
 async def wait_version(client, uri: str, version: int, timeout: float = 20) -> None:  # type: ignore[no-untyped-def]
@@ -98,6 +100,28 @@ async def test_editing_one_sentence_rescores_only_that_sentence(tmp_path: Path) 
         text = replace(client, uri, text, a, a + len("It has a xunsup garden."), "It has solar panels.", 3)
         await wait_version(client, uri, 3)
         await wait_for(lambda: codes(client, uri) == ["FL100", "FL400"])
+
+
+@pytest.mark.asyncio
+async def test_a_long_draft_shows_its_top_first_then_the_whole(tmp_path: Path) -> None:
+    lines = ["The library reopened on March 4, 2024."] * 30
+    lines[1] = "It is xcontra open on Sundays."
+    lines[25] = "It has a xunsup rooftop cafe."
+    draft = workspace(tmp_path, draft="\n\n".join(lines) + "\n")
+    async with session(tmp_path, init=INIT) as client:
+        uri = open_doc(client, draft)
+        await wait_version(client, uri, 1)
+        st = await status(client)
+        assert st["partialResultsDelivered"] == 1
+        assert sorted((str(d.code), d.range.start.line) for d in client.diagnostics[uri]) == [
+            ("FL100", 2), ("FL200", 50)]
+        # later checks of an open draft come whole (no flicker of the diagnostics below the top)
+        text = draft.read_text()
+        a = text.index("xunsup")
+        replace(client, uri, text, a, a + len("xunsup"), "green", 2)
+        await wait_version(client, uri, 2)
+        assert (await status(client))["partialResultsDelivered"] == 1
+        assert codes(client, uri) == ["FL100"]
 
 
 @pytest.mark.asyncio

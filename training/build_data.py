@@ -13,6 +13,13 @@ Data policy (reported in the model card):
   the *unlabelled contexts* of the evaluation files whose context hash falls in
   the "synth" half; the other half ("unseen") is never seen in any form, and
   the benchmark reports its headline numbers on it.
+
+Two stages (see train.py): stage 1 is the broad mix; stage 2 (``--stage 2``,
+written to training/data2) continues training on fresh synthetic examples from
+the same allowed contexts with another seed, minimal pairs (each hallucinated
+hypothesis also appears untouched, as entailment, against the same window) and
+windows sized exactly as the inference path sizes them, plus a replay of half
+the NLI mix so the model keeps what it knew.
 """
 
 from __future__ import annotations
@@ -62,7 +69,15 @@ def main() -> None:
     ap.add_argument("--per-doc", type=int, default=10)
     ap.add_argument("--max-synth-docs", type=int, default=2200)
     ap.add_argument("--max-length", type=int, default=192)
+    ap.add_argument("--stage", type=int, choices=[1, 2], default=1)
     args = ap.parse_args()
+    stage2 = args.stage == 2
+    if stage2:
+        if args.out == ROOT / "training" / "data":
+            args.out = ROOT / "training" / "data2"
+        if args.seed == 13:
+            args.seed = 14
+    nli_counts = {k: (v or 10**9) // (2 if stage2 else 1) for k, v in NLI_TRAIN.items()}
     if not args.data.is_dir():
         sys.exit(f"error: data folder {args.data} not found")
     rng = random.Random(args.seed)
@@ -83,12 +98,12 @@ def main() -> None:
     inputs = {}
     train, calib = [], []
     # 1. NLI
-    for name, n in NLI_TRAIN.items():
+    for name in NLI_TRAIN:
         p = args.data / "nli" / f"{name}.jsonl"
         inputs[str(p.relative_to(args.data))] = sha256(p)
         rows = read(p)
         rng.shuffle(rows)
-        for r in rows[:n] if n else rows:
+        for r in rows[:nli_counts[name]]:
             train.append({"premise": r["premise"], "hypothesis": r["hypothesis"], "label": r["label"],
                           "kind": "nli_" + name, "doc_id": r["id"]})
     # 2. labelled faithfulness files marked for training/tuning
@@ -128,7 +143,9 @@ def main() -> None:
     items = [(k, v[:6000]) for k, v in items if len(v) >= 200][: args.max_synth_docs]
     print(f"synthesising from {len(items)} contexts", file=sys.stderr)
     nlp = load_spacy()
-    synth = Synthesizer(count, max_length=args.max_length, seed=args.seed, token_offsets=offsets)
+    budgets = sorted({token_budget(args.max_length, n) for n in (16, 24, 32, 48)}) if stage2 else None
+    synth = Synthesizer(count, max_length=args.max_length, seed=args.seed, token_offsets=offsets,
+                        paired=0.6 if stage2 else 0.0, budgets=budgets)
     synthetic = []
     for i in range(0, len(items), 200):
         synthetic.extend(e.to_dict() for e in make_examples(items[i:i + 200], nlp, synth, args.per_doc))
@@ -150,7 +167,8 @@ def main() -> None:
     kinds: dict[str, int] = {}
     for r in train:
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-    manifest = {"seed": args.seed, "max_length": args.max_length, "inputs": inputs, "outputs": outputs,
+    manifest = {"stage": args.stage, "seed": args.seed, "max_length": args.max_length, "inputs": inputs,
+                "outputs": outputs,
                 "train_kinds": dict(sorted(kinds.items()))}
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2))
     print(json.dumps(outputs, indent=2))

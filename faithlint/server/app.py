@@ -176,11 +176,14 @@ class FaithlintServer(LanguageServer):
         self.debounce_ms = 300
         self.dropped_results = 0
         self.delivered_results = 0
+        self.partial_delivered = 0
         self._result_ids = itertools.count(1)
         self._progress_ids = itertools.count(1)
         self.on_delivered: list[Callable[[DocState], None]] = []  # watching.py, diagnostics.py hook in here
         self.publish: Callable[[DocState], None] = lambda doc: None  # set by diagnostics.py
         self.clear_diagnostics: Callable[[str], None] = lambda uri: None  # set by diagnostics.py
+        # whether early (partial) diagnostics reach the client: push yes; pull clients wait for the whole
+        self.partial_results: Callable[[], bool] = lambda: False  # set by diagnostics.py
         self._tasks: set[asyncio.Future[Any]] = set()
         self.code_actions: Any = None  # CodeActionRegistry, set by code_actions.py
         self.watcher: Any = None  # watching.Watcher, set by watching.py
@@ -299,7 +302,7 @@ class FaithlintServer(LanguageServer):
         if state.outcome is not None:
             previous = list(dict.fromkeys([*state.outcome.context_files.values()]))
         snap = Snapshot(uri=uri, path=state.path, text=doc.source, version=doc.version, language_id=state.language_id,
-                        previous_context=previous)
+                        previous_context=previous, progressive=state.outcome is None and self.partial_results())
         delay = self.debounce_ms if delay_ms is None else delay_ms
         self.scheduler.schedule(uri, doc.version, snap, delay / 1000.0)
         return True
@@ -315,10 +318,25 @@ class FaithlintServer(LanguageServer):
             linter = self.models.linter_for(resolved.config)
         except FaithlintError as exc:
             return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])
-        return check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled)
+        partial = None
+        if snap.progressive:
+            def partial(outcome: Outcome) -> None:
+                self.call_soon(self.deliver_partial, job, outcome)
+        return check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
 
     def _deliver_from_worker(self, job: Job, outcome: Any) -> None:
         self.call_soon(self.deliver, job, outcome)
+
+    def deliver_partial(self, job: Job, outcome: Outcome) -> None:
+        """Show the first sentences' findings of a freshly opened draft while the rest is checked."""
+        state = self.docs.get(job.uri)
+        doc = self.text_document(job.uri)
+        if state is None or doc is None or job.cancelled() or doc.version != job.version or state.outcome is not None:
+            return
+        state.outcome = outcome
+        state.result_id = f"{job.version}-{next(self._result_ids)}"
+        self.partial_delivered += 1
+        self.publish(state)
 
     def deliver(self, job: Job, outcome: Any) -> None:
         """Accept a finished check on the protocol thread, unless its document moved on."""

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +196,7 @@ class Snapshot:
     version: int | None
     language_id: str | None
     previous_context: list[Path] = field(default_factory=list)
+    progressive: bool = False  # first check of a freshly opened draft: publish its top early
 
 
 @dataclass
@@ -211,6 +212,7 @@ class Outcome:
     context_texts: dict[str, str] = field(default_factory=dict)  # ContextDoc.source -> text (evidence ranges)
     config_path: Path | None = None
     elapsed: float = 0.0
+    partial: bool = False  # only the first sentences of the draft; the whole follows
 
 
 NO_CONTEXT_HELP = ("No context is paired with this draft, so faithlint cannot check it. Pair one with "
@@ -234,10 +236,12 @@ def _absolute(path: Path) -> Path:
 
 
 def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Snapshot,
-                   cancelled: Callable[[], bool]) -> Outcome:
+                   cancelled: Callable[[], bool],
+                   partial: Callable[[Outcome], None] | None = None) -> Outcome:
     """Pair, load the context and check one draft exactly as ``faithlint check`` would.
 
-    Never raises for bad input: problems become :class:`Problem` entries.
+    Never raises for bad input: problems become :class:`Problem` entries. ``partial`` receives an
+    outcome for the first sentences of a long draft before the whole draft is done.
     """
     from faithlint.markdown import extract
     from faithlint.pairing import resolve_pairing
@@ -291,8 +295,13 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
         return out
     if cancelled():
         return out
+    on_partial = None
+    if partial is not None:
+        def on_partial(result: DraftResult) -> None:
+            partial(replace(out, result=result, problems=list(out.problems), partial=True,
+                            elapsed=time.perf_counter() - t0))
     out.result = linter.check(snap.text, docs, path=str(snap.path), query=pairing.query, markdown=markdown,
-                              cancelled=cancelled)
+                              cancelled=cancelled, partial=on_partial)
     for note in out.result.notes:
         if note.startswith("front matter"):
             out.problems.append(Problem("warning", "front-matter", note))

@@ -34,7 +34,8 @@ def status(ls: FaithlintServer) -> dict[str, Any]:
             "caches": {"pairs": len(linter._pair_cache), "contextDocs": len(linter._ctx_cache),
                        "windows": len(linter._win_cache)},
         })
-    docs = {uri: {"version": st.checked_version, "pairing": st.outcome.pairing_how if st.outcome else None,
+    docs = {uri: {"version": st.checked_version, "complete": bool(st.outcome and not st.outcome.partial),
+                  "pairing": st.outcome.pairing_how if st.outcome else None,
                   "diagnostics": len(st.diagnostics),
                   "context": [str(p) for p in st.outcome.context_files.values()] if st.outcome else []}
             for uri, st in ls.docs.items()}
@@ -48,6 +49,7 @@ def status(ls: FaithlintServer) -> dict[str, Any]:
         "checksRun": ls.scheduler.runs,
         "checksCancelled": ls.scheduler.cancelled_runs,
         "resultsDelivered": ls.delivered_results,
+        "partialResultsDelivered": ls.partial_delivered,
         "resultsDropped": ls.dropped_results,
         "debounceMs": ls.debounce_ms,
     }

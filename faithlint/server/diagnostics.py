@@ -140,6 +140,7 @@ def register(ls: FaithlintServer) -> None:
             uri=state.uri, diagnostics=state.diagnostics, version=state.checked_version))
 
     ls.publish = publish
+    ls.partial_results = lambda: not uses_pull(ls)
 
     @ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
                 types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
