@@ -104,6 +104,7 @@ class Config(BaseModel):
     query_claim: Literal["auto", "always", "never"] = "auto"
     check_headings: bool = False
     min_words: int = Field(default=3, ge=1)
+    verbatim: bool = True
     batch_size: int = Field(default=32, ge=1)
     select: list[str] = Field(default_factory=lambda: ["FL"])
     ignore: list[str] = Field(default_factory=list)

@@ -90,6 +90,7 @@ class Linter:
         self._ctx_cache = _LRU(2_000)
         self._win_cache = _LRU(4_000)
         self._value_cache = _LRU(20_000)
+        self._verbatim_cache = _LRU(20_000)
         self.stats = Stats()
 
     # lazily loaded parts, so constructing a Linter is free and errors surface on first use
@@ -245,8 +246,14 @@ class Linter:
         model_max = getattr(checker, "model_max", 512)
         budgets = [token_budget(cfg.max_length, n, model_max=model_max) for n in counts]
         doc_keys = [self._doc_key(doc) for doc in context]
+        hypotheses = [claim(s, query, cfg.query_claim) for s in sentences]
+        copied = [self._verbatim(s, context, doc_keys) if cfg.verbatim and h == s else None
+                  for s, h in zip(sentences, hypotheses)]
         per_sentence_windows: list[list[Window]] = []
-        for b in budgets:
+        for b, hit in zip(budgets, copied):
+            if hit is not None:
+                per_sentence_windows.append([])
+                continue
             ws: list[Window] = []
             for doc, doc_key in zip(context, doc_keys):
                 ws.extend(self.windows_for(doc, b, doc_key))
@@ -261,7 +268,6 @@ class Linter:
                     uniq[k] = len(all_windows)
                     all_windows.append(w)
         queries = [f"{query} {s}" if query else s for s in sentences]
-        hypotheses = [claim(s, query, cfg.query_claim) for s in sentences]
         sim = self.relevance.similarity(queries, [w.text for w in all_windows])
         if cancelled and cancelled():
             return [(np.array([0.0, 1.0, 0.0]), None, []) for _ in sentences]
@@ -277,11 +283,14 @@ class Linter:
         out = []
         k = 0
         rescored = 0
-        for picked, weights in chosen:
+        for (picked, weights), hit in zip(chosen, copied):
             p = probs[k:k + len(picked)]
             rescored += bool(fresh[k:k + len(picked)].any())
             k += len(picked)
             self.stats.sentences_checked += 1
+            if hit is not None:
+                out.append((np.array([1.0, 0.0, 0.0]), hit, [hit]))
+                continue
             if len(picked) == 0:
                 out.append((np.array([0.0, 1.0, 0.0]), None, []))
                 continue
@@ -361,6 +370,12 @@ class Linter:
         return kept
 
 
+    def _verbatim(self, sentence: str, context: Sequence[ContextDoc], doc_keys: list[str]) -> Evidence | None:
+        key = (sentence, *doc_keys)
+        if key not in self._verbatim_cache:
+            self._verbatim_cache.put(key, verbatim_evidence(sentence, context))
+        return self._verbatim_cache[key]
+
     def _mismatches(self, sentence: str, evidence: list[str]) -> list[Any]:
         """FL400 values, cached: an edit elsewhere leaves this sentence and its evidence unchanged."""
         key = hashlib.sha1("\x00".join([sentence, *evidence]).encode("utf-8")).hexdigest()
@@ -369,6 +384,33 @@ class Linter:
             hit = self.values.mismatches(sentence, evidence)
             self._value_cache.put(key, hit)
         return hit
+
+
+_QUOTES = {"'": "['\u2018\u2019]", "\u2018": "['\u2018\u2019]", "\u2019": "['\u2018\u2019]",
+           '"': '["\u201c\u201d]', "\u201c": '["\u201c\u201d]', "\u201d": '["\u201c\u201d]'}
+
+
+_SENTENCE_START = ".!?:;\"'\u201d\u2019)]*#>-|\u2022"
+
+
+def verbatim_evidence(sentence: str, context: Sequence[ContextDoc], min_words: int = 4) -> Evidence | None:
+    """Where ``sentence`` stands word for word, as a whole sentence, in the context.
+
+    Case, spacing and quote style aside. A copied sentence is supported by definition; asking the
+    model costs time and risks a false alarm. A fragment of a longer sentence does not count ("is
+    open on Sundays" inside "denied that it is open on Sundays").
+    """
+    words = sentence.split()
+    if len(words) < min_words or not re.search(r"[.!?][\"'\u201d\u2019)]?$", sentence):
+        return None
+    pattern = r"\s+".join("".join(_QUOTES.get(ch, re.escape(ch)) for ch in w) for w in words)
+    rx = re.compile(r"(?<!\w)" + pattern, re.IGNORECASE)
+    for doc in context:
+        for m in rx.finditer(doc.text):
+            before = doc.text[:m.start()].rstrip()
+            if not before or before[-1] in _SENTENCE_START:
+                return Evidence(doc.source, m.start(), m.end(), m.group(0), 1.0)
+    return None
 
 
 def claim(sentence: str, query: str | None, mode: str) -> str:

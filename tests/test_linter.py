@@ -96,7 +96,7 @@ def test_fl300_threshold_from_config():
 
 
 def test_verdict_cache_rechecks_only_changed_sentences():
-    lt, checker = linter()
+    lt, checker = linter(verbatim=False)
     lt.check("The library reopened. It is closed on Sundays. Helen Okafor is the director.", CTX)
     first = lt.stats.last["scored"]
     lt.check("The library reopened. It is closed UNSUP on Sundays. Helen Okafor is the director.", CTX)
@@ -146,7 +146,7 @@ def test_headings_and_fragments_are_skipped_unless_configured():
 
 
 def test_rescored_sentences_are_counted():
-    lt, _ = linter(ignore=["FL400"])
+    lt, _ = linter(ignore=["FL400"], verbatim=False)
     lt.check("The library reopened. It is closed on Sundays.", CTX)
     assert lt.stats.last["sentences_rescored"] == 2
     lt.check("The library reopened. It is closed UNSUP on Sundays.", CTX)
@@ -173,3 +173,19 @@ def test_long_draft_reports_its_first_sentences_early_and_the_whole_matches_one_
     partials.clear()
     lt.check(" ".join(sentences[:20]), CTX, partial=partials.append, first=8)
     assert not partials
+
+
+def test_a_sentence_copied_from_the_context_is_supported_without_the_model():
+    ctx = [ContextDoc("ctx.md", "The library\nreopened in spring. It is open CONTRA on \u201cSundays\u201d now.")]
+    lt, checker = linter(ignore=["FL400"])
+    res = lt.check("It is open contra on \"Sundays\" now. The library reopened in spring.", ctx)
+    assert [s.label for s in res.sentences] == ["entailment", "entailment"] and not res.findings
+    ev = res.sentences[0].evidence
+    assert (ev.source, ctx[0].text[ev.start:ev.end]) == ("ctx.md", "It is open CONTRA on \u201cSundays\u201d now.")
+    assert lt.stats.last["scored"] == 0
+    # a changed word, a partial copy or the setting off: the model decides
+    assert lt.check("It is open CONTRA on Sundays today.", ctx).sentences[0].label == "contradiction"
+    assert lt.check("Is open CONTRA on “Sundays” now.", ctx).sentences[0].label == "contradiction"
+    assert lt.check("It is open CONTRA on", ctx).sentences[0].label == "contradiction"
+    lt.config = Config(verbatim=False, ignore=["FL400"])
+    assert lt.check("It is open CONTRA on \u201cSundays\u201d now.", ctx).sentences[0].label == "contradiction"
