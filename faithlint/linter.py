@@ -407,8 +407,9 @@ def verbatim_evidence(sentence: str, context: Sequence[ContextDoc], min_words: i
     rx = re.compile(r"(?<!\w)" + pattern, re.IGNORECASE)
     for doc in context:
         for m in rx.finditer(doc.text):
-            before = doc.text[:m.start()].rstrip()
-            if not before or before[-1] in _SENTENCE_START:
+            before = doc.text[:m.start()]
+            prev = before.rstrip()
+            if not prev or prev[-1] in _SENTENCE_START or "\n" in before[len(prev):]:
                 return Evidence(doc.source, m.start(), m.end(), m.group(0), 1.0)
     return None
 

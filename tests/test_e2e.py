@@ -23,10 +23,11 @@ UNSUPPORTED = "A rooftop café run by a local bakery opened on the top floor."
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def example_result():
+@pytest.fixture(scope="module", params=[True, False], ids=["verbatim-on", "model-only"])
+def example_result(request):
+    """The example as shipped, and with the verbatim-copy shortcut off so the model alone decides."""
     text = (EXAMPLE / "answer.md").read_text()
-    linter = Linter(Config())
+    linter = Linter(Config(verbatim=request.param))
     ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)
     return linter.check(text, ctx, path="answer.md", query="What changed at the Riverside Public Library?")
 
@@ -35,8 +36,6 @@ def flagged(result, code):
     return {result.text[f.start:f.end] for f in result.findings if f.code == code}
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 3): the v0.1 checker also flags two verbatim supported "
-                   "sentences of the example (whole-context window) as FL100")
 def test_example_flags_exactly_the_planted_sentences(example_result):
     res = example_result
     assert CONTRADICTION in flagged(res, "FL100"), [(f.code, f.message) for f in res.findings]

@@ -183,6 +183,9 @@ def test_a_sentence_copied_from_the_context_is_supported_without_the_model():
     ev = res.sentences[0].evidence
     assert (ev.source, ctx[0].text[ev.start:ev.end]) == ("ctx.md", "It is open CONTRA on \u201cSundays\u201d now.")
     assert lt.stats.last["scored"] == 0
+    # after a heading or a line with no full stop
+    heading = [ContextDoc("h.md", "# Reopening CONTRA\nThe library reopened CONTRA in spring.")]
+    assert lt.check("The library reopened CONTRA in spring.", heading).sentences[0].label == "entailment"
     # a changed word, a partial copy or the setting off: the model decides
     assert lt.check("It is open CONTRA on Sundays today.", ctx).sentences[0].label == "contradiction"
     assert lt.check("Is open CONTRA on “Sundays” now.", ctx).sentences[0].label == "contradiction"

@@ -25,6 +25,7 @@ BUNDLED = ROOT / "faithlint" / "models" / "default" / "model.safetensors"
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 RAG_DRAFT = (ROOT / "examples" / "rag-answer" / "answer.md").read_text()
 PLANTED = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
+CAFE = "A rooftop café run by a local bakery opened on the top floor."
 
 if shutil.which("git") is None:
     pytest.skip("git is not installed", allow_module_level=True)
@@ -138,13 +139,12 @@ def test_commit_blocked_by_a_planted_wrong_fact_then_allowed(tmp_path: Path) -> 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not BUNDLED.exists(), reason="the bundled model is not installed yet (contradictions need it)")
-@pytest.mark.xfail(strict=True, reason="known gap (issue 3): the v0.1 checker also flags two verbatim supported "
-                   "sentences of the example as FL100, so the fixed draft is still blocked")
 def test_commit_blocked_by_the_example_contradiction(tmp_path: Path) -> None:
     example = ROOT / "examples" / "rag-answer"
     planted = RAG_DRAFT
-    fixed = planted.replace(PLANTED + "\n", "")
-    assert fixed != planted
+    # the fix: the wrong amount and the café the context never mentions are gone
+    fixed = planted.replace(PLANTED + "\n", "").replace(CAFE + "\n", "")
+    assert len(fixed) < len(planted) - len(PLANTED) - len(CAFE)
     entry = f"{shlex.quote(sys.executable)} -m faithlint check"
     repo, env = make_repo(tmp_path, entry, {
         "answers/answer.context.md": (example / "answer.context.md").read_text(),

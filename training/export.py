@@ -1,6 +1,6 @@
 """Calibrate, pick a precision and export the trained checker into the package.
 
-1. Temperature scaling on training/data/calib.jsonl (a development split never
+1. Temperature scaling on training/data2/calib.jsonl (a development split never
    used for gradient steps): minimise the NLL over T, report ECE before/after.
 2. Compare fp32 and int8 (dynamic quantisation of Linear layers) on the same
    split: accuracy and CPU pairs/s; int8 is chosen only at equal accuracy
@@ -63,8 +63,8 @@ def main() -> None:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", type=Path, default=ROOT / "training" / "runs" / "default" / "final")
-    ap.add_argument("--calib", type=Path, default=ROOT / "training" / "data" / "calib.jsonl")
+    ap.add_argument("--model", type=Path, default=ROOT / "training" / "runs" / "stage2" / "final")
+    ap.add_argument("--calib", type=Path, default=ROOT / "training" / "data2" / "calib.jsonl")
     ap.add_argument("--out", type=Path, default=ROOT / "faithlint" / "models" / "default")
     ap.add_argument("--tolerance", type=float, default=0.01)
     args = ap.parse_args()

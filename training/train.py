@@ -1,8 +1,14 @@
 """Train faithlint's default checker from ../shared/data (rerunnable, resumable).
 
-    python training/build_data.py          # writes training/data/{train,calib}.jsonl + manifest
-    python training/train.py               # writes training/runs/default/final (resumes if interrupted)
-    python training/export.py              # calibrates, exports into faithlint/models/default
+    python training/build_data.py                  # stage-1 data: training/data/{train,calib}.jsonl + manifest
+    python training/train.py --epochs 1.3          # stage 1 from all-MiniLM-L6-v2 -> training/runs/default/final
+    python training/build_data.py --stage 2        # stage-2 data (minimal pairs, inference-sized windows)
+    python training/train.py --data training/data2 --out training/runs/stage2 \
+        --base training/runs/default/final --epochs 1 --lr 3e-5   # stage 2, warm start
+    python training/export.py                      # calibrates, exports into faithlint/models/default
+
+Each step resumes from its checkpoint if interrupted; on 2 CPU cores stage 1 takes about 65
+minutes and stage 2 about 30.
 """
 
 from __future__ import annotations
