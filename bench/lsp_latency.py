@@ -3,7 +3,8 @@
     python bench/lsp_latency.py [--model PATH] [--edits 50] [--draft-words 2000] [--context-words 10000]
 
 Starts ``python -m faithlint serve`` over stdio with ``debounce = 0``, opens a generated
-2,000-word draft whose sibling context has 10,000 words, waits for the first diagnostics (cold
+2,000-word draft (its supported sentences reworded from the context, not copied) whose sibling
+context has 10,000 words, waits for the first diagnostics (cold
 start: process spawn -> first diagnostics, model loading included; the server publishes a long
 draft's first sentences before the rest) and for the whole draft's, then makes ``--edits``
 one-sentence edits, each waiting for the diagnostics of its version, and prints p50/p95 of
@@ -36,24 +37,35 @@ VERBS = ["opened", "closed", "expanded", "was renovated", "was rebuilt", "report
          "cut costs", "raised funds", "won an award"]
 
 
-def sentence(rng: random.Random) -> str:
-    year = rng.randint(1990, 2024)
-    return (f"In {year}, the {rng.choice(THINGS)} managed by {rng.choice(NAMES)} {rng.choice(VERBS)} "
-            f"after spending ${rng.randint(1, 90)}.{rng.randint(0, 9)} million on {rng.randint(2, 60)} projects.")
+def facts(rng: random.Random) -> tuple:
+    return (rng.randint(1990, 2024), rng.choice(THINGS), rng.choice(NAMES), rng.choice(VERBS),
+            rng.randint(1, 90), rng.randint(0, 9), rng.randint(2, 60))
+
+
+def as_context(f: tuple) -> str:
+    year, thing, name, verb, m, d, n = f
+    return f"In {year}, the {thing} managed by {name} {verb} after spending ${m}.{d} million on {n} projects."
+
+
+def as_draft(f: tuple) -> str:
+    """The same facts reworded, as a generated draft would (a verbatim copy needs no model)."""
+    year, thing, name, verb, m, d, n = f
+    return f"The {thing} run by {name} {verb} in {year}, having spent ${m}.{d} million across {n} projects."
 
 
 def make_texts(draft_words: int, context_words: int, seed: int = 7) -> tuple[str, str]:
     rng = random.Random(seed)
-    ctx_sents: list[str] = []
-    while sum(len(s.split()) for s in ctx_sents) < context_words:
-        ctx_sents.append(sentence(rng))
+    ctx_facts: list[tuple] = []
+    while sum(len(as_context(f).split()) for f in ctx_facts) < context_words:
+        ctx_facts.append(facts(rng))
+    ctx_sents = [as_context(f) for f in ctx_facts]
     paras = [" ".join(ctx_sents[i:i + 5]) for i in range(0, len(ctx_sents), 5)]
     context = "\n\n".join(paras) + "\n"
     draft_sents: list[str] = []
     while sum(len(s.split()) for s in draft_sents) < draft_words:
-        s = rng.choice(ctx_sents)
+        s = as_draft(rng.choice(ctx_facts))
         if rng.random() < 0.3:  # some unsupported or altered sentences
-            s = s.replace("million", "billion") if rng.random() < 0.5 else sentence(rng)
+            s = s.replace("million", "billion") if rng.random() < 0.5 else as_draft(facts(rng))
         draft_sents.append(s)
     body = "\n\n".join(" ".join(draft_sents[i:i + 4]) for i in range(0, len(draft_sents), 4))
     return "# Report\n\n" + body + "\n", context
@@ -144,6 +156,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     text = draft_text
     latencies: list[float] = []
     scored: list[int] = []
+    timings: list[dict[str, float]] = []
     import re
 
     years = [m for m in re.finditer(r"\b(19|20)\d\d\b", text)]
@@ -163,6 +176,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         latencies.append(got - sent)
         st = await b.status()
         scored.append(st["linters"][0]["stats"]["last"].get("scored", 0))
+        timings.append(st.get("lastCheckSeconds") or {})
     mem = rss(pid)
     st = await b.status()
     await b.client.shutdown_async(None)
@@ -184,6 +198,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             "max": round(lat_ms[-1], 1) if lat_ms else None},
         "pairs_rescored_per_edit": {"median": statistics.median(scored) if scored else None,
                                     "max": max(scored) if scored else None},
+        "server_ms": {k: round(1000 * statistics.fmean(t.get(k) or 0.0 for t in timings), 1)
+                      for k in ("check", "publish")} if timings else None,
         "rss_mib": {"after_open": mem_after_open.get("VmRSS"), "end": mem.get("VmRSS"), "peak": mem.get("VmHWM")},
         "diagnostics": len(b.last),
     }
@@ -211,6 +227,9 @@ def main() -> None:
     lat = res["edit_latency_ms"]
     print(f"  didChange -> diagnostics: p50 {lat['p50']} ms, p95 {lat['p95']} ms, mean {lat['mean']} ms, "
           f"max {lat['max']} ms")
+    if res["server_ms"]:
+        print(f"  of which, in the server (mean): check {res['server_ms']['check']} ms, "
+              f"diagnostics + sending {res['server_ms']['publish']} ms")
     print(f"  pairs re-scored per edit: median {res['pairs_rescored_per_edit']['median']}, "
           f"max {res['pairs_rescored_per_edit']['max']}")
     m = res["rss_mib"]

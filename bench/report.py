@@ -48,8 +48,8 @@ def speed_md(t: dict | None, b: dict | None, e: dict | None) -> str:
         lines.append(f"- Checker throughput ({t['precision']}, batch 32, {t['threads']} torch threads on "
                      f"{t['cpus']} CPU cores): **{t['pairs_per_s_128']:.0f} pairs/s at 128 tokens**, "
                      f"{t['pairs_per_s_256']:.0f} pairs/s at 256 tokens"
-                     + (f" (fp32: {t['fp32_pairs_per_s_128']:.0f} / {t['fp32_pairs_per_s_256']:.0f})"
-                        if "fp32_pairs_per_s_128" in t else "")
+                     + "".join(f" ({p}: {t[p + '_pairs_per_s_128']:.0f} / {t[p + '_pairs_per_s_256']:.0f})"
+                               for p in ("fp32", "bf16", "int8") if p + "_pairs_per_s_128" in t)
                      + f"; model load {t['load_s']:.2f} s including the sha256 check. `python bench/throughput.py`")
     if b:
         lines.append(f"- Batch mode, {b['drafts']} drafts ({b['sentences']} sentences, {b['source']}): "

@@ -93,6 +93,7 @@ class Config(BaseModel):
 
     model: str | None = None
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    precision: Literal["auto", "fp32", "bf16", "int8"] = "auto"
     max_length: int = Field(default=192, ge=64, le=512)
     overlap: int = Field(default=32, ge=0, le=256)
     selection: Literal["topp", "topk"] = "topp"

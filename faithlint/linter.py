@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -99,7 +100,7 @@ class Linter:
         with self._load_lock:
             if self._checker is None:
                 c = self.config
-                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size)
+                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size, c.precision)
             return self._checker
 
     @property
@@ -428,14 +429,16 @@ _CHECKERS: dict[tuple, Any] = {}
 _CHECKERS_LOCK = threading.Lock()
 
 
-def load_checker(model: str | None, device: str, max_length: int, batch_size: int) -> Any:
+def load_checker(model: str | None, device: str, max_length: int, batch_size: int,
+                 precision: str = "auto") -> Any:
     """One loaded model per process and settings: batch runs, tests and the server share it."""
     from faithlint.checkers.nli import NLIChecker
 
-    key = (model, device, max_length, batch_size)
+    key = (model, device, max_length, batch_size, precision)
     with _CHECKERS_LOCK:
         if key not in _CHECKERS:
-            _CHECKERS[key] = NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size)
+            _CHECKERS[key] = NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
+                                        quantize=None if precision == "auto" else precision)
         return _CHECKERS[key]
 
 
@@ -462,7 +465,12 @@ def aggregate(probs: np.ndarray, weights: np.ndarray, mode: str) -> tuple[np.nda
 
 def evidence_quote(evidence: Evidence, sentence: str, limit: int = 140) -> str:
     """The evidence sentence closest in wording to the draft sentence, shortened."""
-    pieces = [p.strip() for p in _split_quote(evidence.text) if p.strip()]
+    return _quote(evidence.text, sentence, limit)
+
+
+@lru_cache(maxsize=20_000)
+def _quote(evidence: str, sentence: str, limit: int) -> str:  # every check quotes every finding's evidence
+    pieces = [p.strip() for p in _split_quote(evidence) if p.strip()]
     if not pieces:
         return ""
     words = content_words(sentence)

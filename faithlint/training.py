@@ -87,8 +87,11 @@ def _collate(items: list[dict], pad_id: int) -> dict:
             "labels": torch.tensor([x["label"] for x in items])}
 
 
-def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_size: int = 64) -> Any:
-    """Logits (N, 3) in LABELS order for premise/hypothesis rows."""
+def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_size: int = 64,
+            bf16: bool = False) -> Any:
+    """Logits (N, 3) in LABELS order for premise/hypothesis rows (``bf16``: as the checker runs bf16)."""
+    import contextlib
+
     import torch
 
     enc = _encode(tok, rows, max_length)
@@ -100,7 +103,8 @@ def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_s
             ids = order[b:b + batch_size]
             batch = _collate([enc[i] for i in ids], tok.pad_token_id)
             batch.pop("labels")
-            out[ids] = model(**batch).logits.float()
+            with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+                out[ids] = model(**batch).logits.float()
     return out
 
 
@@ -213,13 +217,15 @@ def _evaluate(model: Any, tok: Any, rows: Sequence[dict], cfg: TrainConfig, log_
     return res
 
 
-def pairs_per_second(model: Any, length: int = 128, batch: int = 32, reps: int = 5) -> float:
+def pairs_per_second(model: Any, length: int = 128, batch: int = 32, reps: int = 5, bf16: bool = False) -> float:
     """CPU throughput of a sequence classifier on random token ids (export choice and bench/throughput.py)."""
+    import contextlib
+
     import torch
 
     ids = torch.randint(1000, 20000, (batch, length))
     am = torch.ones_like(ids)
-    with torch.inference_mode():
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
         model(input_ids=ids, attention_mask=am)
         t = time.perf_counter()
         for _ in range(reps):

@@ -169,3 +169,30 @@ def test_synth_and_train_round_trip(tmp_path):
     code = cli.main(["check", str(tmp_path / "d.md"), "--context", str(EXAMPLE / "answer.context.md"),
                      "--model", str(final), "--fail-on", "never"])
     assert code == 0
+
+
+def test_int8_precision_is_a_setting():
+    """int8 is faster but weaker (it misses the example's contradiction); FL400 still catches the amount."""
+    text = (EXAMPLE / "answer.md").read_text()
+    ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)
+    linter = Linter(Config(precision="int8", verbatim=False))
+    assert linter.checker.quantize == "int8"
+    assert linter.checker.name != Linter(Config()).checker.name  # cached verdicts never mix precisions
+    res = linter.check(text, ctx, path="answer.md", query="What changed at the Riverside Public Library?")
+    assert "$25 million" in flagged(res, "FL400") and UNSUPPORTED in flagged(res, "FL200")
+    assert all(abs(sum(s.probs.values()) - 1) < 1e-3 for s in res.sentences)
+
+
+def test_bf16_is_used_only_where_the_cpu_runs_it_natively(monkeypatch):
+    from faithlint.checkers import nli
+
+    assert nli.NLIChecker(None, quantize="fp32").autocast is False
+    monkeypatch.setattr(nli, "cpu_has_bf16", lambda: False)
+    fallback = nli.NLIChecker(None)  # the bundled model asks for bf16
+    assert fallback.quantize is None and not fallback.autocast
+    assert nli.NLIChecker(None, quantize="bf16").autocast  # asked for explicitly: honoured
+    monkeypatch.setattr(nli, "cpu_has_bf16", lambda: True)
+    native = nli.NLIChecker(None)
+    assert native.quantize == "bf16" and native.autocast and native.name != fallback.name
+    pairs = (["The project cost $12.5 million."] * 2, ["The project cost $12.5 million.", "It cost $25 million."])
+    assert abs(native.score_pairs(*pairs) - fallback.score_pairs(*pairs)).max() < 0.02

@@ -106,10 +106,15 @@ class NLIChecker:
             raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]}") from exc
         self.model.eval()
         self.temperature = float(getattr(config, "faithlint_temperature", 1.0) or 1.0)
+        explicit_precision = quantize is not None
         if quantize is None:
             quantize = getattr(config, "faithlint_quantize", None)
         if quantize in ("none", "fp32"):
             quantize = None
+        if quantize not in (None, "int8", "bf16"):
+            raise ModelError(f"model {path!r}: unknown precision {quantize!r} (fp32, bf16 or int8)")
+        if quantize == "bf16" and explicit_precision is False and not cpu_has_bf16():
+            quantize = None  # the model prefers bf16, but this CPU would only emulate it (slower than fp32)
         if device == "cuda" and not torch.cuda.is_available():
             raise ModelError("device 'cuda' requested but CUDA is not available")
         self.device = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
@@ -121,6 +126,8 @@ class NLIChecker:
                 self.model = torch.ao.quantization.quantize_dynamic(self.model, {torch.nn.Linear},
                                                                     dtype=torch.qint8)
         self.quantize = quantize if self.device == "cpu" else None
+        # bf16: fp32 weights, matrix products in bfloat16 (native on CPUs with AVX-512 BF16 / AMX)
+        self.autocast = self.quantize == "bf16"
         self.model_max = int(getattr(config, "max_position_embeddings", 512) or 512)
         self.name = _model_identity(path, bundled, self.temperature, self.quantize)
 
@@ -149,7 +156,11 @@ class NLIChecker:
                 idx = order[b:b + self.batch_size]
                 batch = tok.pad({k: [enc[k][i] for i in idx] for k in enc.keys()}, return_tensors="pt")
                 batch = {k: v.to(self.device) for k, v in batch.items()}
-                logits = self.model(**batch).logits.float() / self.temperature
+                if self.autocast:
+                    with torch.autocast("cpu", dtype=torch.bfloat16):
+                        logits = self.model(**batch).logits.float() / self.temperature
+                else:
+                    logits = self.model(**batch).logits.float() / self.temperature
                 probs = logits.softmax(-1).cpu().numpy()
                 out[idx, 0] = probs[:, self.ent]
                 if self.neu is not None:
@@ -158,6 +169,16 @@ class NLIChecker:
                     out[idx, 2] = probs[:, self.con]
         out /= out.sum(axis=1, keepdims=True)
         return out
+
+
+def cpu_has_bf16() -> bool:
+    """Whether oneDNN runs bfloat16 matrix products natively here (else autocast is slower than fp32)."""
+    import torch
+
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
 
 
 def _model_identity(path: str, bundled: bool, temperature: float, quantize: str | None) -> str:

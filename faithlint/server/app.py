@@ -77,7 +77,7 @@ class Models:
 
     @staticmethod
     def key(config: Config) -> tuple[Any, ...]:
-        return (config.model or "default", config.device, config.relevance, config.batch_size)
+        return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision)
 
     def linter_for(self, config: Config) -> Any:
         """The linter for ``config``'s models, loading them first if needed (worker thread only)."""
@@ -177,6 +177,7 @@ class FaithlintServer(LanguageServer):
         self.dropped_results = 0
         self.delivered_results = 0
         self.partial_delivered = 0
+        self.timings: dict[str, Any] = {}  # seconds spent on the latest delivered check (status command)
         self._result_ids = itertools.count(1)
         self._progress_ids = itertools.count(1)
         self.on_delivered: list[Callable[[DocState], None]] = []  # watching.py, diagnostics.py hook in here
@@ -351,7 +352,10 @@ class FaithlintServer(LanguageServer):
         self.delivered_results += 1
         state.outcome = outcome
         state.result_id = f"{job.version}-{next(self._result_ids)}"
+        t0 = time.perf_counter()
         self.publish(state)
+        self.timings = {"check": round(outcome.elapsed, 4), "publish": round(time.perf_counter() - t0, 4),
+                        "queued": round((job.started or 0) - job.due, 4) if job.started else None}
         for hook in self.on_delivered:
             try:
                 hook(state)

@@ -50,6 +50,7 @@ def status(ls: FaithlintServer) -> dict[str, Any]:
         "checksCancelled": ls.scheduler.cancelled_runs,
         "resultsDelivered": ls.delivered_results,
         "partialResultsDelivered": ls.partial_delivered,
+        "lastCheckSeconds": dict(ls.timings),
         "resultsDropped": ls.dropped_results,
         "debounceMs": ls.debounce_ms,
     }

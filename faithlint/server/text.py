@@ -28,7 +28,9 @@ class DocumentIndex:
         """The LSP position of a code-point offset (clamped to the text)."""
         line, column = self.lines.position(offset)
         start = self.lines.line_start(line)
-        units = self.codec.client_num_units(self.text[start:start + column])
+        prefix = self.text[start:start + column]
+        # ASCII is one code unit per character in every LSP encoding; the codec walks characters in Python
+        units = column if prefix.isascii() else self.codec.client_num_units(prefix)
         return types.Position(line=line, character=units)
 
     def range(self, start: int, end: int) -> types.Range:
