@@ -61,8 +61,10 @@ def speed_md(t: dict | None, b: dict | None, e: dict | None) -> str:
                      f"{e['ece_top_label_after']:.3f}; of the faithfulness score "
                      f"{e['ece_faithfulness_before']:.3f} → {e['ece_faithfulness_after']:.3f}. Precision: "
                      f"{e['runtime_precision']} at run time (calibration accuracy fp32 "
-                     f"{e['calib_accuracy_fp16_storage']:.3f}, "
-                     f"int8 {e['calib_accuracy_int8']:.3f}), stored as {e['storage']}.")
+                     f"{e['calib_accuracy_fp16_storage']:.3f}"
+                     + (f", bf16 {e['calib_accuracy_bf16']:.3f}" if e.get("calib_accuracy_bf16") else "")
+                     + f", int8 {e['calib_accuracy_int8']:.3f}; the fastest within 0.01 of fp32 is chosen), "
+                     f"stored as {e['storage']}.")
     return "\n".join(lines)
 
 
