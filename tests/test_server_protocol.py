@@ -74,8 +74,10 @@ async def test_open_publishes_diagnostics_with_progress(tmp_path: Path) -> None:
         assert fl200.range.start.character == text.split("\n")[5].index("It has")
         assert fl200.related_information and fl200.related_information[0].location.uri.endswith("answer.context.md")
         assert fl200.code_description.href.endswith("#fl200")
-        reports = [r for rs in client.progress_reports.values() for r in rs]
-        assert [r.kind for r in reports] == ["begin", "end"]
+        # begin waits for the client's answer to workDoneProgress/create, so it may trail the diagnostics
+        kinds = lambda: [r.kind for rs in client.progress_reports.values() for r in rs]  # noqa: E731
+        await wait_for(lambda: len(kinds()) >= 2, timeout=10)
+        assert kinds() == ["begin", "end"]
         st = await status(client)
         assert st["modelsReady"] and st["documents"][uri]["pairing"] == "sibling"
 
