@@ -72,7 +72,7 @@ class FakeLinter:
         return hits[-1]
 
 
-def wait_for(cond: Callable[[], object], timeout: float = 15.0, what: str = "condition") -> object:
+def wait_for(cond: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> object:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = cond()
