@@ -26,6 +26,7 @@ from lsp_helpers import (  # noqa: E402
     replace,
     session,
     status,
+    wait_checked,
     wait_for,
 )
 
@@ -53,26 +54,13 @@ def copy_example(tmp_path: Path) -> Path:
     return tmp_path / "answer.md"
 
 
-async def wait_checked(client, uri: str, version: int) -> dict:  # type: ignore[no-untyped-def]
-    async def checked() -> dict | None:
-        st = await status(client)
-        doc = st["documents"].get(uri, {})
-        return st if doc.get("version") == version and doc.get("complete") else None
-
-    deadline = time.monotonic() + LOAD_TIMEOUT
-    while (st := await checked()) is None:
-        assert time.monotonic() < deadline, f"version {version} never checked"
-        await asyncio.sleep(0.1)
-    return st
-
-
 async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_path: Path) -> None:
     draft = copy_example(tmp_path)
     (tmp_path / "bad.md").write_text("The library has a cafe.\n")
     (tmp_path / "bad.context.txt").write_bytes(b"\x00\x01\x02 binary")
     async with session(tmp_path, command=REAL_SERVER, init=init(), caps=capabilities(watch=True)) as client:
         uri = open_doc(client, draft)
-        st = await wait_checked(client, uri, 1)
+        st = await wait_checked(client, uri, 1, LOAD_TIMEOUT, interval=0.1)
         assert not st["modelErrors"], st["modelErrors"]
         diags = await wait_for(lambda: client.diagnostics.get(uri), LOAD_TIMEOUT)
         assert all(d.source == "faithlint" and str(d.code).startswith("FL") for d in diags)
@@ -84,7 +72,7 @@ async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_pa
         text = draft.read_text()
         a = text.index("rooftop café")
         text = replace(client, uri, text, a, a + len("rooftop café"), "rooftop garden", 2)
-        st = await wait_checked(client, uri, 2)
+        st = await wait_checked(client, uri, 2, LOAD_TIMEOUT, interval=0.1)
         last = st["linters"][0]["stats"]["last"]
         assert 1 <= last["scored"] <= 4 < last["pairs"] and last["pairs"] == first["last"]["pairs"]
 
@@ -147,7 +135,7 @@ async def test_pull_session(tmp_path: Path) -> None:
     draft = copy_example(tmp_path)
     async with session(tmp_path, command=REAL_SERVER, init=init(), caps=capabilities(pull=True)) as client:
         uri = open_doc(client, draft)
-        await wait_checked(client, uri, 1)
+        await wait_checked(client, uri, 1, LOAD_TIMEOUT, interval=0.1)
         report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
         assert report.kind == "full" and report.result_id and report.items

@@ -25,6 +25,7 @@ from lsp_helpers import (  # noqa: E402
     replace,
     session,
     status,
+    wait_checked,
     wait_for,
 )
 
@@ -45,19 +46,6 @@ def workspace(tmp_path: Path, draft: str = DRAFT, context: str = CONTEXT) -> Pat
 
 def codes(client, uri: str) -> list[str]:  # type: ignore[no-untyped-def]
     return sorted(str(d.code) for d in client.diagnostics.get(uri, []))
-
-
-async def checked_version(client, uri: str) -> int | None:  # type: ignore[no-untyped-def]
-    """The version whose whole check was delivered (a long draft's first diagnostics come early)."""
-    doc = (await status(client))["documents"].get(uri, {})
-    return doc.get("version") if doc.get("complete") else None
-
-
-async def wait_version(client, uri: str, version: int, timeout: float = 20) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while await checked_version(client, uri) != version:
-        assert time.monotonic() < deadline, f"version {version} of {uri} never checked"
-        await asyncio.sleep(0.02)
 
 
 @pytest.mark.asyncio
@@ -87,12 +75,12 @@ async def test_editing_one_sentence_rescores_only_that_sentence(tmp_path: Path) 
     draft = workspace(tmp_path)
     async with session(tmp_path, init=INIT) as client:
         uri = open_doc(client, draft)
-        await wait_version(client, uri, 1)
+        await wait_checked(client, uri, 1)
         first = (await status(client))["linters"][0]["stats"]
         text = draft.read_text()
         a = text.index("rooftop cafe")
         text = replace(client, uri, text, a, a + len("rooftop cafe"), "garden", 2)
-        await wait_version(client, uri, 2)
+        await wait_checked(client, uri, 2)
         st = (await status(client))["linters"][0]["stats"]
         assert st["last"] == {"pairs": first["last"]["pairs"], "scored": 1, "sentences_rescored": 1}
         assert st["pairsScored"] == first["pairsScored"] + 1
@@ -100,7 +88,7 @@ async def test_editing_one_sentence_rescores_only_that_sentence(tmp_path: Path) 
         # fixing the sentence clears its diagnostic
         a = text.index("It has a xunsup garden.")
         text = replace(client, uri, text, a, a + len("It has a xunsup garden."), "It has solar panels.", 3)
-        await wait_version(client, uri, 3)
+        await wait_checked(client, uri, 3)
         await wait_for(lambda: codes(client, uri) == ["FL100", "FL400"])
 
 
@@ -112,7 +100,7 @@ async def test_a_long_draft_shows_its_top_first_then_the_whole(tmp_path: Path) -
     draft = workspace(tmp_path, draft="\n\n".join(lines) + "\n")
     async with session(tmp_path, init=INIT) as client:
         uri = open_doc(client, draft)
-        await wait_version(client, uri, 1)
+        await wait_checked(client, uri, 1)
         st = await status(client)
         assert st["partialResultsDelivered"] == 1
         assert sorted((str(d.code), d.range.start.line) for d in client.diagnostics[uri]) == [
@@ -121,7 +109,7 @@ async def test_a_long_draft_shows_its_top_first_then_the_whole(tmp_path: Path) -
         text = draft.read_text()
         a = text.index("xunsup")
         replace(client, uri, text, a, a + len("xunsup"), "green", 2)
-        await wait_version(client, uri, 2)
+        await wait_checked(client, uri, 2)
         assert (await status(client))["partialResultsDelivered"] == 1
         assert codes(client, uri) == ["FL100"]
 
@@ -145,7 +133,7 @@ async def test_rapid_edits_cancel_stale_checks_and_the_server_stays_responsive(t
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
             await asyncio.sleep(0.05)
-        await wait_version(client, uri, 5, timeout=30)
+        await wait_checked(client, uri, 5, timeout=30)
         assert "patio" in text
         st = await status(client)
         assert st["checksCancelled"] >= 1
@@ -355,7 +343,7 @@ async def test_incremental_edits_use_lsp_lines_not_splitlines(tmp_path: Path) ->
         assert d.range.start.character == len(text[:text.index("It has")].encode("utf-16-le")) // 2
         a = text.index("xunsup cafe")
         replace(client, uri, text, a, a + len("xunsup cafe"), "garden", 2)
-        await wait_version(client, uri, 2)
+        await wait_checked(client, uri, 2)
         assert codes(client, uri) == []
         hover = await client.text_document_hover_async(types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1, character=4)))
