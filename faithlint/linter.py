@@ -268,15 +268,20 @@ class Linter:
                 if k not in uniq:
                     uniq[k] = len(all_windows)
                     all_windows.append(w)
-        queries = [f"{query} {s}" if query else s for s in sentences]
+        # only sentences the model will judge need relevance (a copied one already has its evidence)
+        row = {i: r for r, i in enumerate(i for i, hit in enumerate(copied) if hit is None)}
+        queries = [f"{query} {sentences[i]}" if query else sentences[i] for i in row]
         sim = self.relevance.similarity(queries, [w.text for w in all_windows])
         if cancelled and cancelled():
             return [(np.array([0.0, 1.0, 0.0]), None, []) for _ in sentences]
         chosen: list[tuple[list[Window], list[float]]] = []
         pairs: list[tuple[str, str]] = []
         for i, ws in enumerate(per_sentence_windows):
+            if i not in row:
+                chosen.append(([], []))
+                continue
             cols = [uniq[(w.source, w.start, w.end)] for w in ws]
-            sel = select(sim[i, cols], cfg.selection, cfg.top_k, cfg.top_p, cfg.max_windows)
+            sel = select(sim[row[i], cols], cfg.selection, cfg.top_k, cfg.top_p, cfg.max_windows)
             picked = [ws[j] for j in sel.indices]
             chosen.append((picked, sel.weights))
             pairs.extend((w.text, hypotheses[i]) for w in picked)
@@ -299,7 +304,7 @@ class Linter:
             evs = [Evidence(w.source, w.start, w.end, w.text, wt) for w, wt in zip(picked, weights)]
             out.append((agg, evs[best], evs))
         self.stats.sentences_rescored += rescored
-        self.stats.last["sentences_rescored"] = self.stats.last.get("sentences_rescored", 0) + rescored
+        self.stats.last["sentences_rescored"] += rescored
         return out
 
     def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
@@ -317,9 +322,8 @@ class Linter:
                 out[i] = hit
         self.stats.pair_cache_hits += len(pairs) - len(todo)
         self.stats.pairs_scored += len(todo)
-        last = self.stats.last
-        last["pairs"] = last.get("pairs", 0) + len(pairs)
-        last["scored"] = last.get("scored", 0) + len(todo)
+        self.stats.last["pairs"] += len(pairs)  # check() starts each draft's counts at 0
+        self.stats.last["scored"] += len(todo)
         if todo:
             scored = self.checker.score_pairs([pairs[i][0] for i in todo], [pairs[i][1] for i in todo])
             for i, row in zip(todo, scored):

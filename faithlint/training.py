@@ -90,9 +90,9 @@ def _collate(items: list[dict], pad_id: int) -> dict:
 def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_size: int = 64,
             bf16: bool = False) -> Any:
     """Logits (N, 3) in LABELS order for premise/hypothesis rows (``bf16``: as the checker runs bf16)."""
-    import contextlib
-
     import torch
+
+    from faithlint.checkers.nli import precision_context
 
     enc = _encode(tok, rows, max_length)
     order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
@@ -103,7 +103,7 @@ def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_s
             ids = order[b:b + batch_size]
             batch = _collate([enc[i] for i in ids], tok.pad_token_id)
             batch.pop("labels")
-            with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+            with precision_context(bf16):
                 out[ids] = model(**batch).logits.float()
     return out
 
@@ -219,13 +219,13 @@ def _evaluate(model: Any, tok: Any, rows: Sequence[dict], cfg: TrainConfig, log_
 
 def pairs_per_second(model: Any, length: int = 128, batch: int = 32, reps: int = 5, bf16: bool = False) -> float:
     """CPU throughput of a sequence classifier on random token ids (export choice and bench/throughput.py)."""
-    import contextlib
-
     import torch
+
+    from faithlint.checkers.nli import precision_context
 
     ids = torch.randint(1000, 20000, (batch, length))
     am = torch.ones_like(ids)
-    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+    with torch.inference_mode(), precision_context(bf16):
         model(input_ids=ids, attention_mask=am)
         t = time.perf_counter()
         for _ in range(reps):

@@ -18,8 +18,9 @@ Two stages (see train.py): stage 1 is the broad mix; stage 2 (``--stage 2``,
 written to training/data2) continues training on fresh synthetic examples from
 the same allowed contexts with another seed, minimal pairs (each hallucinated
 hypothesis also appears untouched, as entailment, against the same window) and
-windows sized exactly as the inference path sizes them, plus a replay of half
-the NLI mix so the model keeps what it knew.
+windows sized exactly as the inference path sizes them, plus a replay of the NLI
+mix so the model keeps what it knew (half of each sampled file; SICK, used whole in
+stage 1, whole again).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ bundled default model is checked against its recorded sha256 before loading.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -113,7 +114,7 @@ class NLIChecker:
             quantize = None
         if quantize not in (None, "int8", "bf16"):
             raise ModelError(f"model {path!r}: unknown precision {quantize!r} (fp32, bf16 or int8)")
-        if quantize == "bf16" and explicit_precision is False and not cpu_has_bf16():
+        if quantize == "bf16" and not explicit_precision and not cpu_has_bf16():
             quantize = None  # the model prefers bf16, but this CPU would only emulate it (slower than fp32)
         if device == "cuda" and not torch.cuda.is_available():
             raise ModelError("device 'cuda' requested but CUDA is not available")
@@ -156,10 +157,7 @@ class NLIChecker:
                 idx = order[b:b + self.batch_size]
                 batch = tok.pad({k: [enc[k][i] for i in idx] for k in enc.keys()}, return_tensors="pt")
                 batch = {k: v.to(self.device) for k, v in batch.items()}
-                if self.autocast:
-                    with torch.autocast("cpu", dtype=torch.bfloat16):
-                        logits = self.model(**batch).logits.float() / self.temperature
-                else:
+                with precision_context(self.autocast):
                     logits = self.model(**batch).logits.float() / self.temperature
                 probs = logits.softmax(-1).cpu().numpy()
                 out[idx, 0] = probs[:, self.ent]
@@ -169,6 +167,15 @@ class NLIChecker:
                     out[idx, 2] = probs[:, self.con]
         out /= out.sum(axis=1, keepdims=True)
         return out
+
+
+def precision_context(bf16: bool) -> Any:
+    """Where the checker runs in bf16: matrix products in bfloat16 on the CPU (weights stay fp32)."""
+    if not bf16:
+        return contextlib.nullcontext()
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
 def cpu_has_bf16() -> bool:

@@ -328,11 +328,18 @@ class FaithlintServer(LanguageServer):
     def _deliver_from_worker(self, job: Job, outcome: Any) -> None:
         self.call_soon(self.deliver, job, outcome)
 
-    def deliver_partial(self, job: Job, outcome: Outcome) -> None:
-        """Show the first sentences' findings of a freshly opened draft while the rest is checked."""
+    def _current_state(self, job: Job) -> DocState | None:
+        """The document's state if ``job`` checked its current version, else None (a stale result)."""
         state = self.docs.get(job.uri)
         doc = self.text_document(job.uri)
-        if state is None or doc is None or job.cancelled() or doc.version != job.version or state.outcome is not None:
+        if state is None or doc is None or job.cancelled() or doc.version != job.version:
+            return None
+        return state
+
+    def deliver_partial(self, job: Job, outcome: Outcome) -> None:
+        """Show the first sentences' findings of a freshly opened draft while the rest is checked."""
+        state = self._current_state(job)
+        if state is None or state.outcome is not None:
             return
         state.outcome = outcome
         state.result_id = f"{job.version}-{next(self._result_ids)}"
@@ -341,9 +348,8 @@ class FaithlintServer(LanguageServer):
 
     def deliver(self, job: Job, outcome: Any) -> None:
         """Accept a finished check on the protocol thread, unless its document moved on."""
-        state = self.docs.get(job.uri)
-        doc = self.text_document(job.uri)
-        if state is None or doc is None or job.cancelled() or doc.version != job.version:
+        state = self._current_state(job)
+        if state is None:
             self.dropped_results += 1
             return
         if isinstance(outcome, BaseException):
@@ -355,7 +361,7 @@ class FaithlintServer(LanguageServer):
         t0 = time.perf_counter()
         self.publish(state)
         self.timings = {"check": round(outcome.elapsed, 4), "publish": round(time.perf_counter() - t0, 4),
-                        "queued": round((job.started or 0) - job.due, 4) if job.started else None}
+                        "queued": round(job.started - job.due, 4) if job.started else None}
         for hook in self.on_delivered:
             try:
                 hook(state)
