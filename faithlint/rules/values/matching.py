@@ -1,0 +1,212 @@
+"""Matching: whether a draft value has an equivalent in the evidence, and which evidence value it replaced."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from decimal import Decimal
+
+from .extraction import _initials
+from .model import Value, _Analysis, _Item
+from .normalise import _group, _last_place
+from .vocab import _ACRONYM_RE, _INITIALS_SKIP, _STOPWORDS, _WIDE_WINDOW, _WINDOW
+
+
+# -------------------------------------------------------------------------------------------------- matching
+def _amount_matches(d: _Item, e: Decimal) -> bool:
+    """Equal, or equal at the draft's written precision (2.5 million ~ 2,512,000), or within its hedge."""
+    a = d.amount
+    if a is None:
+        return False
+    if a == e:
+        return True
+    diff = e - a
+    q = d.quantum
+    if -q / 2 <= diff < q / 2:
+        return True
+    if d.hedge:
+        hq = max(q, _last_place(a))
+        if d.hedge == "approx":
+            return -hq / 2 <= diff < hq / 2
+        if d.hedge == "gt":
+            return 0 <= diff < hq
+        return -hq < diff <= 0
+    return False
+
+
+def _units_match(a: str, b: str) -> bool:
+    return a == b or (a.startswith("deg") and b.startswith("deg") and "deg" in (a, b))
+
+
+def _present(item: _Item, evidence: list[_Analysis]) -> bool:
+    kind = item.value.kind
+    if kind == "entity":
+        return _entity_present(item, evidence)
+    for ev in evidence:
+        for e in ev.items:
+            ek = e.value.kind
+            if kind == "number":
+                if ek in ("number", "percent", "money", "quantity") and e.amount is not None \
+                        and _amount_matches(item, e.amount):
+                    return True
+                if ek == "date" and e.ymd and e.ymd[0] is not None and _amount_matches(item, Decimal(e.ymd[0])):
+                    return True
+            elif kind in ("percent", "ordinal") and ek == kind and e.amount is not None:
+                if _amount_matches(item, e.amount):
+                    return True
+            elif kind == "money" and ek == "money" and e.unit == item.unit and e.amount is not None:
+                if _amount_matches(item, e.amount):
+                    return True
+            elif kind == "quantity" and ek == "quantity" and _units_match(item.unit, e.unit) and e.amount is not None:
+                if _amount_matches(item, e.amount):
+                    return True
+            elif kind == "time" and ek == "time" and item.times & e.times:
+                return True
+            elif kind == "date" and _date_matches(item, e, ev):
+                return True
+        if kind == "number" and item.amount in ev.numbers:
+            return True
+        if kind == "date" and item.ymd and item.ymd[1] is None and item.ymd[0] is not None:
+            if Decimal(item.ymd[0]) in ev.numbers:  # a year matches 2021 anywhere as a number
+                return True
+    return False
+
+
+def _date_keys(it: _Item) -> set[tuple[int | None, int | None, int | None]]:
+    return {it.ymd, *it.alt_ymd} if it.ymd else set()
+
+
+def _date_matches(d: _Item, e: _Item, ev: _Analysis) -> bool:
+    if e.value.kind == "number" and d.ymd and d.ymd[0] is not None and d.ymd[1] is None:
+        return e.amount == Decimal(d.ymd[0])
+    if e.value.kind != "date":
+        return False
+    if d.weekday is not None:
+        if e.weekday == d.weekday:
+            return True
+        for y, m, day in _date_keys(e):
+            if y and m and day and datetime.date(y, m, day).weekday() == d.weekday:
+                return True
+        return False
+    if d.decade is not None:
+        return e.decade == d.decade or any(y is not None and d.decade <= y < d.decade + 10 for y, _, _ in
+                                          _date_keys(e))
+    for dy, dm, dd in _date_keys(d):
+        for ey, em, ed in _date_keys(e):
+            if dm is None and dd is None:  # a year
+                if ey == dy:
+                    return True
+                continue
+            if dy is not None and ey is None and (dm, dd) == (em, ed) and dy in ev.years:
+                return True  # "3 March" and "2021" both in the evidence
+            if dy is not None and ey != dy:
+                continue
+            if em != dm:
+                continue
+            if dd is None or ed == dd:
+                return True
+    return False
+
+
+def _contains_phrase(hay: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+    """Contiguous (case-folded) phrase search; single-letter initials in the haystack may be skipped."""
+    if not needle:
+        return False
+    n0 = needle[0]
+    for i, tok in enumerate(hay):
+        if tok != n0:
+            continue
+        k, j = i + 1, 1
+        while j < len(needle) and k < len(hay):
+            if hay[k] == needle[j]:
+                j += 1
+                k += 1
+            elif len(hay[k]) == 1 and len(needle[j]) > 1:
+                k += 1
+            else:
+                break
+        if j == len(needle):
+            return True
+    return False
+
+
+def _entity_present(item: _Item, evidence: list[_Analysis]) -> bool:
+    toks = item.tokens
+    letters = re.sub(r"[.\s]", "", item.value.text)
+    is_acronym = bool(_ACRONYM_RE.fullmatch(item.value.text.strip())) and letters.isupper()
+    own = _initials(item.value.text) if len(toks) > 1 else set()
+    # a regex-found name may run two names together ("Maria Lopez of NASA"): each part must then be present
+    parts = [toks]
+    if not item.value.label:
+        parts, cur = [], []
+        for t in toks:
+            if t in _INITIALS_SKIP:
+                if cur:
+                    parts.append(tuple(cur))
+                cur = []
+            else:
+                cur.append(t)
+        parts += [tuple(cur)] if cur else []
+    for ev in evidence:
+        if _contains_phrase(ev.norm_tokens, toks):  # covers exact, "Obama" in "Barack Obama", possessives
+            return True
+        if len(parts) > 1 and all(any(_contains_phrase(e.norm_tokens, p) for e in evidence) for p in parts):
+            return True
+        if is_acronym and letters.lower() in ev.initials:
+            return True
+        if own & ev.acronyms:
+            return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------- context value
+def _context_words(an: _Analysis, v: Value, window: int = _WINDOW) -> set[str]:
+    before = [w for w, s, e in an.words if e <= v.start][-window:]
+    after = [w for w, s, e in an.words if s >= v.end][:window]
+    return {w.rstrip("s") or w for w in before + after if w not in _STOPWORDS}
+
+
+def _subtype(it: _Item) -> str:
+    if it.value.kind == "entity":
+        return _group(it.value.label)
+    if it.value.kind in ("quantity", "money"):
+        return it.unit
+    if it.weekday is not None:
+        return "weekday"
+    if it.decade is not None:
+        return "decade"
+    return "year" if it.ymd is not None and it.ymd[1] is None else ""
+
+
+def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> Value | None:
+    """The evidence value of the same kind the draft most plausibly garbled: shared neighbours, then position."""
+    kind = item.value.kind
+    cands = [(i, ev, e) for i, ev in enumerate(evidence) for e in ev.items if e.value.kind == kind]
+    if not cands:
+        return None
+    sub = _subtype(item)
+    if kind in ("quantity", "money") or (kind == "entity" and sub):
+        exact = [c for c in cands if _subtype(c[2]) == sub]
+        loose = [c for c in cands if _subtype(c[2]) == ""] if kind == "entity" else []
+        cands = exact or loose or cands
+    mine = _context_words(draft, item.value)
+    mine_wide = _context_words(draft, item.value, _WIDE_WINDOW)
+    rel = item.value.start / max(1, len(draft.text))
+
+    def score(c: tuple[int, _Analysis, _Item]) -> tuple[int, bool, int, float, int, int]:
+        # ties on the 3-word windows are broken by granularity (a year for a year), then by the wider
+        # neighbourhood, then by relative position
+        i, ev, e = c
+        overlap = len(mine & _context_words(ev, e.value))
+        wide = len(mine_wide & _context_words(ev, e.value, _WIDE_WINDOW))
+        dist = abs(e.value.start / max(1, len(ev.text)) - rel)
+        return (-overlap, _subtype(e) != sub, -wide, dist, i, e.value.start)
+
+    seen: set[tuple[int, int, int]] = set()
+    unique = []
+    for c in cands:
+        key = (c[0], c[2].value.start, c[2].value.end)
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    return min(unique, key=score)[2].value

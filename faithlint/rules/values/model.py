@@ -1,0 +1,72 @@
+"""Values and the internal records FL400 compares: a found value, its parsed form, a text's analysis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value found in a text; ``label`` is the spaCy entity label ("" when unknown or not an entity)."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+    norm: str
+    label: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A draft value with no equivalent in the evidence, plus the evidence value most likely meant instead."""
+
+    value: Value
+    context_value: Value | None
+
+
+
+# -------------------------------------------------------------------------------------------- internal model
+@dataclass(frozen=True)
+class _Item:
+    """A value plus what comparing it needs; ``amount``/``quantum`` are Decimals (written precision)."""
+
+    value: Value
+    amount: Decimal | None = None
+    quantum: Decimal = Decimal(1)
+    hedge: str = ""  # "approx" | "gt" | "lt" | ""
+    unit: str = ""  # quantity unit, money currency
+    ymd: tuple[int | None, int | None, int | None] | None = None
+    alt_ymd: tuple[tuple[int | None, int | None, int | None], ...] = ()  # other readings of 3/4/2021
+    weekday: int | None = None
+    decade: int | None = None
+    times: frozenset[str] = frozenset()
+    tokens: tuple[str, ...] = ()
+    generic: bool = False  # too generic to flag ("first")
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    text: str
+    items: tuple[_Item, ...]
+    words: tuple[tuple[str, int, int], ...]  # lower-cased word tokens with offsets (context windows)
+    norm_tokens: tuple[str, ...]  # normalised tokens of the whole text (phrase search)
+    numbers: frozenset[Decimal]  # every digit amount in the text, claimed or not
+    years: frozenset[int]
+    acronyms: frozenset[str]
+    initials: frozenset[str]
+
+
+class _Claims:
+    """Character claims so that each stretch of text yields at most one value."""
+
+    def __init__(self, n: int) -> None:
+        self._used = bytearray(n)
+
+    def free(self, start: int, end: int) -> bool:
+        return not any(self._used[start:end])
+
+    def take(self, start: int, end: int) -> None:
+        self._used[start:end] = b"\x01" * (end - start)
+
