@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .extraction import _analyse
-from .matching import _pick_context, _present
+from .matching import _pick_context, _present, _same_count
 from .model import Mismatch, Value, _Analysis
 from .vocab import _CACHE_SIZE, _NLP_LOCK, ENTITY_LABELS, KINDS, SPACY_MODEL
 
@@ -76,6 +76,11 @@ class ValueExtractor:
         out = []
         for item in draft.items:
             if item.generic or _present(item, evidence):
+                continue
+            if item.count:  # "one VM" is not compared with an unrelated "4", only with a count of VMs
+                other = _same_count(item, draft, evidence)
+                if other is not None:
+                    out.append(Mismatch(item.value, other))
                 continue
             out.append(Mismatch(item.value, _pick_context(item, draft, evidence)))
         return out

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import re
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +20,7 @@ from .normalise import (
     _numeric_item,
     _ordinal_norm,
     _parse_words,
+    _retyped,
     _time_keys,
     _valid_date,
     _word_after,
@@ -28,6 +31,8 @@ from .normalise import (
 from .vocab import (
     _ACRONYM_RE,
     _DATE_PATTERNS,
+    _DAY_PREV,
+    _DAYS_COVER_RE,
     _DECADE_RE,
     _DIGITS_RE,
     _INITIALS_SKIP,
@@ -39,11 +44,15 @@ from .vocab import (
     _NUMBER_WORDS,
     _ONE_NEXT,
     _ONE_PREV,
+    _ORDINAL_ANY_RE,
     _ORDINAL_WORDS,
     _SCALES,
     _SECOND_PREV,
     _SENTENCE_OPENERS,
     _TIME_PATTERNS,
+    _WEEKDAY_ABBR_RE,
+    _WEEKDAY_ABBRS,
+    _WEEKDAY_RANGE_GAP_RE,
     _WEEKDAY_RE,
     _WEEKDAYS,
     _WORD_RE,
@@ -55,7 +64,7 @@ from .vocab import (
 # ------------------------------------------------------------------------------------------------ extraction
 def _analyse(text: str, doc: Any | None) -> _Analysis:
     claims = _Claims(len(text))
-    items: list[_Item] = []
+    items: list[_Item] = _weekdays(text, claims)  # before NER, which takes "Fri" or "Tue" for names
     names = _regex_names(text)
     if doc is not None:
         items += _spacy_entities(text, doc, claims)
@@ -73,6 +82,13 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
     items += _word_numbers(text, claims)
     items += _word_ordinals(text, claims)
     items.sort(key=lambda it: (it.value.start, it.value.end))
+    items = _link_ranges(text, [_mark_standalone(text, it) for it in items])
+    for m in _DAYS_COVER_RE.finditer(text):  # "7 days a week" is every weekday, not a 7-day duration
+        inside = [it for it in items if m.start() <= it.value.start and it.value.end <= m.end()]
+        if m["all"] and inside and all(it.value.kind in ("number", "quantity") for it in inside):
+            items = [it for it in items if it not in inside]
+            v = Value("date", m.group(), m.start(), m.end(), "monday-sunday")
+            items = sorted([*items, _Item(v, weekday=0, days=frozenset(range(7)))], key=lambda it: it.value.start)
 
     numbers = set()
     for m in _DIGITS_RE.finditer(text):
@@ -87,7 +103,10 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
             initials |= _initials(it.value.text)
     for s, e in names:
         initials |= _initials(text[s:e])
+    ordinals = {Decimal(m[1]) for m in _ORDINAL_ANY_RE.finditer(text)}
+    ordinals |= {Decimal(_ORDINAL_WORDS[w]) for w in re.findall(r"[a-z]+", text.lower()) if w in _ORDINAL_WORDS}
     return _Analysis(
+        ordinals=frozenset(ordinals), weekdays=frozenset(_covered_weekdays(text, items)),
         text=text, items=tuple(items),
         words=tuple((m.group().lower(), m.start(), m.end()) for m in _WORD_SPAN_RE.finditer(text)),
         norm_tokens=tuple(_norm_tokens(text)), numbers=frozenset(numbers), years=frozenset(years),
@@ -225,10 +244,6 @@ def _dates_and_times(text: str, claims: _Claims) -> list[_Item]:
             mo = _MONTHS[m["mon"].lower()]
             value = Value("date", m.group(), m.start(), m.end(), _date_norm(None, mo, None))
             cands.append((m.start(), m.end(), _Item(value, ymd=(None, mo, None))))
-    for m in _WEEKDAY_RE.finditer(text):
-        wd = _WEEKDAYS[m["w"].lower()]
-        cands.append((m.start(), m.end(), _Item(Value("date", m.group(), m.start(), m.end(), m["w"].lower()),
-                                                weekday=wd)))
     for m in _DECADE_RE.finditer(text):
         dd = int(m["dd"])
         dec = 1900 + dd * 10 if dd >= 3 else 2000 + dd * 10
@@ -333,9 +348,11 @@ def _word_numbers(text: str, claims: _Claims) -> list[_Item]:
         if not claims.free(s2, e2):
             continue
         claims.take(s2, e2)
-        out.append(_numeric_item(text, kind, s2, e2, amount, quantum, unit, extra))
+        item = _numeric_item(text, kind, s2, e2, amount, quantum, unit, extra)
+        if kind == "number" and len(toks) == 1 and amount <= 10:
+            item = replace(item, count=True)
+        out.append(item)
     return out
-
 
 
 def _generic_one(text: str, s: int, e: int) -> bool:
@@ -364,3 +381,104 @@ def _word_ordinals(text: str, claims: _Claims) -> list[_Item]:
     return out
 
 
+
+
+# ---------------------------------------------------------------------------------------------- weekdays
+def _weekdays(text: str, claims: _Claims) -> list[_Item]:
+    """Weekdays, abbreviated ones where a day fits, and ranges of them ("Mon-Fri", "Monday to Friday")."""
+    found: list[tuple[int, int, int]] = []  # (start, end, day)
+    for m in _WEEKDAY_RE.finditer(text):
+        found.append((m.start(), m.end(), _WEEKDAYS[m["w"].lower()]))
+    for m in _WEEKDAY_ABBR_RE.finditer(text):
+        if m["w"][0].isupper() and _day_fits(text, m.start(), m.end("w")):
+            found.append((m.start(), m.end(), _WEEKDAY_ABBRS[m["w"].lower()]))
+    found.sort()
+    out: list[_Item] = []
+    i = 0
+    while i < len(found):
+        s, e, day = found[i]
+        days = [day]
+        if i + 1 < len(found) and _WEEKDAY_RANGE_GAP_RE.fullmatch(text[e:found[i + 1][0]]):
+            last = found[i + 1][2]
+            e = found[i + 1][1]
+            days = [(day + k) % 7 for k in range((last - day) % 7 + 1)]
+            i += 1
+        i += 1
+        if not claims.free(s, e):
+            continue
+        claims.take(s, e)
+        norm = f"{_DAY_NAMES[days[0]]}-{_DAY_NAMES[days[-1]]}" if len(days) > 1 else _DAY_NAMES[day]
+        out.append(_Item(Value("date", text[s:e], s, e, norm), weekday=days[0], days=frozenset(days)))
+    return out
+
+
+_DAY_NAMES = {v: k for k, v in _WEEKDAYS.items()}
+_DAY_NEXT_RE = re.compile(r"\.?\s*(?:[,:;\-–—/|)\]&]|\d)|\s*(?:\n|$)")
+
+
+def _day_fits(text: str, s: int, e: int) -> bool:
+    """"on Tue", "Tue 11:00", "Mon-Fri", "Sat, 4 May": a day; "The Sun reported", "Mon Valley": not."""
+    if _word_before(text, s) in _DAY_PREV and not re.search(r"[.!?]\s*$", text[max(0, s - 3):s]):
+        return True
+    return bool(_DAY_NEXT_RE.match(text, e)) or bool(re.match(r"\.?\s+(?:and|or)\s+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)",
+                                                             text[e:e + 12]))
+
+
+def _covered_weekdays(text: str, items: list[_Item]) -> set[int]:
+    """Every weekday ``text`` speaks of: named or in a range, "daily"/"weekdays"/"weekends", or a full date's day."""
+    days: set[int] = set()
+    for it in items:
+        days |= it.days
+        for y, mo, d in ([it.ymd, *it.alt_ymd] if it.ymd else []):
+            if y and mo and d:
+                days.add(datetime.date(y, mo, d).weekday())
+    for m in _DAYS_COVER_RE.finditer(text):
+        days |= set(range(7)) if m["all"] else set(range(5)) if m["wk"] else {5, 6}
+    return days
+
+
+# ------------------------------------------------------------------------------------------ record values
+_STANDALONE_BEFORE_RE = re.compile(r"(?:^|[:=|\[({,\n])[ \t\"'“]*$")
+_STANDALONE_AFTER_RE = re.compile(r"[ \t\"'”]*(?:$|[\n,;|\])}]|\.(?:\s|$))")
+
+
+def _mark_standalone(text: str, it: _Item) -> _Item:
+    """A bare number that is a record's value ("rating: 4.5", "| 12 |", "a,12,b"): its unit is in the key."""
+    if it.value.kind != "number" or not _STANDALONE_AFTER_RE.match(text, it.value.end):
+        return it
+    if not _STANDALONE_BEFORE_RE.search(text[max(0, it.value.start - 8):it.value.start]):
+        return it
+    return replace(it, standalone=True)
+
+
+# -------------------------------------------------------------------------------------------------- ranges
+_RANGE_GAP_RE = re.compile(r"\s*(-|–|—|to|and|or)\s*", re.IGNORECASE)
+_NUMERIC = ("number", "money", "percent", "quantity")
+
+
+def _link_ranges(text: str, items: list[_Item]) -> list[_Item]:
+    """Share unit, currency and magnitude across a range: "10-12 km" is 10 km to 12 km, "$2-3 million" is
+    $2 million to $3 million, "10 to 12%" is 10% to 12%."""
+    out = list(items)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if a.value.kind not in _NUMERIC or b.value.kind not in _NUMERIC or a.amount is None or b.amount is None:
+            continue
+        gap = _RANGE_GAP_RE.fullmatch(text[a.value.end:b.value.start])
+        if not gap or (gap[1].lower() == "and" and _word_before(text, a.value.start) != "between"):
+            continue  # "17 points and 10 rebounds" is no range; "between 10 and 12 km" is
+        kind_a, unit_a, kind_b, unit_b = a.value.kind, a.unit, b.value.kind, b.unit
+        if kind_a == "number" and kind_b != "number":
+            kind_a, unit_a = kind_b, unit_b
+        elif kind_b == "number" and kind_a != "number":
+            kind_b, unit_b = kind_a, unit_a
+        scale_a, scale_b = a.scale, b.scale
+        if scale_a == 1 and scale_b > 1 and a.amount * scale_b <= b.amount:
+            scale_a = scale_b
+        elif scale_b == 1 and scale_a > 1 and b.amount * scale_a >= a.amount:
+            scale_b = scale_a
+        if (kind_a, unit_a, scale_a) != (a.value.kind, a.unit, a.scale):
+            out[i] = _retyped(a, kind_a, unit_a, scale_a)
+        if (kind_b, unit_b, scale_b) != (b.value.kind, b.unit, b.scale):
+            out[i + 1] = _retyped(b, kind_b, unit_b, scale_b)
+    return out

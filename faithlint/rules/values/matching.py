@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import datetime
 import re
 from decimal import Decimal
 
 from .extraction import _initials
 from .model import Value, _Analysis, _Item
-from .normalise import _group, _last_place
-from .vocab import _ACRONYM_RE, _INITIALS_SKIP, _STOPWORDS, _WIDE_WINDOW, _WINDOW
+from .normalise import _convert, _group, _last_place
+from .vocab import _ACRONYM_RE, _DEMONYM_SUFFIXES, _DEMONYMS, _INITIALS_SKIP, _STOPWORDS, _WIDE_WINDOW, _WINDOW
 
 
 # -------------------------------------------------------------------------------------------------- matching
@@ -42,33 +41,53 @@ def _present(item: _Item, evidence: list[_Analysis]) -> bool:
     kind = item.value.kind
     if kind == "entity":
         return _entity_present(item, evidence)
+    if item.days:  # a weekday (or range of them): every day must be covered by the evidence's days and dates
+        return item.days <= frozenset().union(*(ev.weekdays for ev in evidence))
     for ev in evidence:
         for e in ev.items:
-            ek = e.value.kind
-            if kind == "number":
-                if ek in ("number", "percent", "money", "quantity") and e.amount is not None \
-                        and _amount_matches(item, e.amount):
-                    return True
-                if ek == "date" and e.ymd and e.ymd[0] is not None and _amount_matches(item, Decimal(e.ymd[0])):
-                    return True
-            elif kind in ("percent", "ordinal") and ek == kind and e.amount is not None:
-                if _amount_matches(item, e.amount):
-                    return True
-            elif kind == "money" and ek == "money" and e.unit == item.unit and e.amount is not None:
-                if _amount_matches(item, e.amount):
-                    return True
-            elif kind == "quantity" and ek == "quantity" and _units_match(item.unit, e.unit) and e.amount is not None:
-                if _amount_matches(item, e.amount):
-                    return True
-            elif kind == "time" and ek == "time" and item.times & e.times:
-                return True
-            elif kind == "date" and _date_matches(item, e, ev):
+            if _item_matches(item, e, ev):
                 return True
         if kind == "number" and item.amount in ev.numbers:
+            return True
+        if kind == "ordinal" and item.amount in ev.ordinals:  # also inside names ("the 50th Academy Awards")
             return True
         if kind == "date" and item.ymd and item.ymd[1] is None and item.ymd[0] is not None:
             if Decimal(item.ymd[0]) in ev.numbers:  # a year matches 2021 anywhere as a number
                 return True
+    return False
+
+
+def _item_matches(item: _Item, e: _Item, ev: _Analysis) -> bool:
+    kind, ek = item.value.kind, e.value.kind
+    if kind == "time":
+        return ek == "time" and bool(item.times & e.times)
+    if kind == "date":
+        return _date_matches(item, e, ev)
+    if kind == "ordinal" and ek == "date" and item.amount is not None:  # "on the 4th" ~ "March 4, 2024"
+        return any(d == item.amount for _, _, d in _date_keys(e))
+    if e.amount is None:
+        return False
+    if kind == "number":
+        if ek in ("number", "percent", "money", "quantity"):
+            return _amount_matches(item, e.amount)
+        return ek == "date" and bool(e.ymd) and e.ymd[0] is not None and _amount_matches(item, Decimal(e.ymd[0]))
+    if ek == "number" and e.standalone:
+        # a record's bare value carries its unit in the key: "rating: 4.5" ~ "4.5 stars", "price: 25" ~ "$25",
+        # "rank: 3" ~ "third", "share: 0.45" ~ "45%"
+        if _amount_matches(item, e.amount):
+            return True
+        return kind == "percent" and 0 < abs(e.amount) < 1 and _amount_matches(item, e.amount * 100)
+    if kind == "ordinal":
+        return ek == "ordinal" and _amount_matches(item, e.amount)
+    if kind == "percent":
+        return ek == "percent" and _amount_matches(item, e.amount)
+    if kind == "money":
+        return ek == "money" and e.unit == item.unit and _amount_matches(item, e.amount)
+    if kind == "quantity" and ek == "quantity":
+        if _units_match(item.unit, e.unit):
+            return _amount_matches(item, e.amount)
+        converted = _convert(e.amount, e.unit, item.unit)  # 5,000 m ~ 5 km, 1.5 hours ~ 90 minutes
+        return converted is not None and _amount_matches(item, converted)
     return False
 
 
@@ -80,13 +99,6 @@ def _date_matches(d: _Item, e: _Item, ev: _Analysis) -> bool:
     if e.value.kind == "number" and d.ymd and d.ymd[0] is not None and d.ymd[1] is None:
         return e.amount == Decimal(d.ymd[0])
     if e.value.kind != "date":
-        return False
-    if d.weekday is not None:
-        if e.weekday == d.weekday:
-            return True
-        for y, m, day in _date_keys(e):
-            if y and m and day and datetime.date(y, m, day).weekday() == d.weekday:
-                return True
         return False
     if d.decade is not None:
         return e.decade == d.decade or any(y is not None and d.decade <= y < d.decade + 10 for y, _, _ in
@@ -108,24 +120,47 @@ def _date_matches(d: _Item, e: _Item, ev: _Analysis) -> bool:
     return False
 
 
-def _contains_phrase(hay: tuple[str, ...], needle: tuple[str, ...]) -> bool:
-    """Contiguous (case-folded) phrase search; single-letter initials in the haystack may be skipped."""
+def _contains_phrase(hay: tuple[str, ...], needle: tuple[str, ...], middle: bool = False,
+                     demonym: bool = False) -> bool:
+    """Contiguous (case-folded) phrase search; single-letter initials in the haystack may be skipped, and with
+    ``middle`` one other word too ("Peyton Manning" in "Peyton Williams Manning"); with ``demonym`` a people's
+    name matches its place ("West African" ~ "West Africa"; not the other way: "Italian" does not say "Italy")."""
     if not needle:
         return False
+
+    def eq(a: str, b: str) -> bool:
+        return a == b or (demonym and _demonym_of(a, b))
+
     n0 = needle[0]
     for i, tok in enumerate(hay):
-        if tok != n0:
+        if tok != n0 and not (demonym and eq(n0, tok)):
             continue
-        k, j = i + 1, 1
+        k, j, skipped = i + 1, 1, False
         while j < len(needle) and k < len(hay):
-            if hay[k] == needle[j]:
+            if eq(needle[j], hay[k]):
                 j += 1
                 k += 1
             elif len(hay[k]) == 1 and len(needle[j]) > 1:
                 k += 1
+            elif middle and not skipped and hay[k] not in _INITIALS_SKIP:
+                skipped = True
+                k += 1
             else:
                 break
         if j == len(needle):
+            return True
+    return False
+
+
+def _demonym_of(word: str, place: str) -> bool:
+    """"african" ~ "africa", "chinese" ~ "china", "british" ~ "britain", "french" ~ "france" (a short list)."""
+    if len(word) < 4 or len(place) < 4 or word == place:
+        return False
+    if _DEMONYMS.get(word.removesuffix("s")) == place or _DEMONYMS.get(word) == place:
+        return True
+    for suffix in _DEMONYM_SUFFIXES:
+        stem = word[:-len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 4 and place.startswith(stem) and len(place) - len(stem) <= 3:
             return True
     return False
 
@@ -147,8 +182,11 @@ def _entity_present(item: _Item, evidence: list[_Analysis]) -> bool:
             else:
                 cur.append(t)
         parts += [tuple(cur)] if cur else []
+    middle = len(toks) >= 2 and item.value.label in ("PERSON", "")
+    demonym = item.value.label == "NORP"
     for ev in evidence:
-        if _contains_phrase(ev.norm_tokens, toks):  # covers exact, "Obama" in "Barack Obama", possessives
+        # covers exact, "Obama" in "Barack Obama", possessives, case, hyphenation ("Coca-Cola" ~ "Coca Cola")
+        if _contains_phrase(ev.norm_tokens, toks, middle, demonym):
             return True
         if len(parts) > 1 and all(any(_contains_phrase(e.norm_tokens, p) for e in evidence) for p in parts):
             return True
@@ -210,3 +248,41 @@ def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> V
             seen.add(key)
             unique.append(c)
     return min(unique, key=score)[2].value
+
+
+# ------------------------------------------------------------------------------------------------- counts
+_CLAUSE_END_RE = re.compile(r"[.,;:!?()\[\]\n]")
+
+
+def _stem(w: str) -> str:
+    w = w.lower()
+    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
+        return w[:-2]
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _counted(an: _Analysis, v: Value, before: int, after: int) -> set[str]:
+    """Stemmed content words next to a value within its clause ("4 nodes", "vm_count: 4"): what it counts."""
+    text = an.text
+    out: list[str] = []
+    left = [w for w, s, e in an.words if e <= v.start and not _CLAUSE_END_RE.search(text[e:v.start])]
+    right = [w for w, s, e in an.words if s >= v.end and not _CLAUSE_END_RE.search(text[v.end:s])]
+    for w in left[-before:] + right[:after]:
+        out += [p for p in w.split("_") if p]
+    return {_stem(w) for w in out if w not in _STOPWORDS and not w.isdigit()}
+
+
+def _same_count(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> Value | None:
+    """The evidence number that counts what a small spelled-out count counts ("one VM" ~ "VMs: 4"), if any:
+    only then is "one" vs "4" a mismatch of the same quantity rather than two unrelated numbers."""
+    mine = _counted(draft, item.value, 0, 2)
+    if not mine:
+        return None
+    for ev in evidence:
+        for e in ev.items:
+            if e.value.kind in ("number", "quantity") and e.amount is not None \
+                    and mine & _counted(ev, e.value, 3, 2):
+                return e.value
+    return None

@@ -26,7 +26,6 @@ class Mismatch:
     context_value: Value | None
 
 
-
 # -------------------------------------------------------------------------------------------- internal model
 @dataclass(frozen=True)
 class _Item:
@@ -39,11 +38,15 @@ class _Item:
     unit: str = ""  # quantity unit, money currency
     ymd: tuple[int | None, int | None, int | None] | None = None
     alt_ymd: tuple[tuple[int | None, int | None, int | None], ...] = ()  # other readings of 3/4/2021
-    weekday: int | None = None
+    weekday: int | None = None  # the first day of ``days``
+    days: frozenset[int] = frozenset()  # weekdays named: one, or a range ("Mon-Fri")
     decade: int | None = None
     times: frozenset[str] = frozenset()
     tokens: tuple[str, ...] = ()
     generic: bool = False  # too generic to flag ("first")
+    scale: Decimal = Decimal(1)  # the magnitude word applied ("million" -> 10**6)
+    standalone: bool = False  # a bare value of a record ("rating: 4.5", "| 12 |"): its unit is in the key
+    count: bool = False  # a small spelled-out count ("one", "three"): flagged only against the same noun's count
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class _Analysis:
     norm_tokens: tuple[str, ...]  # normalised tokens of the whole text (phrase search)
     numbers: frozenset[Decimal]  # every digit amount in the text, claimed or not
     years: frozenset[int]
+    ordinals: frozenset[Decimal]  # every "3rd"/"third" in the text, also inside names ("50th Academy Awards")
+    weekdays: frozenset[int]  # weekdays the text covers: named, in ranges, "daily", or as the day of a full date
     acronyms: frozenset[str]
     initials: frozenset[str]
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime
 import re
 import unicodedata
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .model import Value, _Item
 from .vocab import (
     _ATTACHED_MAG_RE,
+    _CASED_UNITS,
     _CURRENCY_PREFIX_RE,
     _CURRENCY_SUFFIX_RE,
     _CURRENCY_WORDS,
@@ -171,6 +173,7 @@ def _classify(text: str, s: int, e: int, amount: Decimal, quantum: Decimal, digi
         s = s - (len(text[max(0, s - 6):s]) - m.start())
     rest = text[e:]
     mag = None
+    factor = Decimal(1)
     if digits:
         mag = _ATTACHED_MAG_RE.match(rest)
         if mag is None:
@@ -200,19 +203,21 @@ def _classify(text: str, s: int, e: int, amount: Decimal, quantum: Decimal, digi
             if base == "cent":
                 amount, quantum = amount / 100, quantum / 100
         e += cm.end()
-        return ("money", s, e, amount, quantum, currency, None)
+        return ("money", s, e, amount, quantum, currency, factor)
     if currency:
-        return ("money", s, e, amount, quantum, currency, None)
+        return ("money", s, e, amount, quantum, currency, factor)
     pm = _PERCENT_RE.match(rest)
     if pm:
-        return ("percent", s, e + pm.end(), amount, quantum, "", None)
+        return ("percent", s, e + pm.end(), amount, quantum, "", factor)
     um = _UNIT_SYMBOL_RE.match(rest)
     if um:
-        return ("quantity", s, e + um.end(), amount, quantum, um["sym"], None)
+        return ("quantity", s, e + um.end(), amount, quantum, um["sym"], factor)
     um = _UNIT_WORD_RE.match(rest)
-    if um and (digits or len(um.group().strip(" -")) > 2):  # "three m" is too ambiguous
+    word = um.group().strip(" -") if um else ""
+    # "three m" is too ambiguous; "6 FT" (free throws) and "5G" are not feet and grams
+    if um and (digits or len(word) > 2) and not (word.isupper() and word.lower() in _CASED_UNITS):
         idx = next(i for i, v in enumerate(um.groups()) if v is not None)
-        return ("quantity", s, e + um.end(), amount, quantum, _UNIT_WORDS[idx][1], None)
+        return ("quantity", s, e + um.end(), amount, quantum, _UNIT_WORDS[idx][1], factor)
     if digits and re.match(r"[A-Za-z\u00c0-\u024f]", rest):
         return None  # 3D, 4G, 5G: part of a token, not a number
     if plain4 and 1000 <= amount <= 2100:
@@ -220,7 +225,7 @@ def _classify(text: str, s: int, e: int, amount: Decimal, quantum: Decimal, digi
         nxt = re.match(r" ([a-z]+)\b", rest)
         if prev in _YEAR_PREV or not nxt or nxt.group(1) in _STOPWORDS:
             return ("date", s, e, amount, Decimal(1), "", "year")
-    return ("number", s, e, amount, quantum, unit, None)
+    return ("number", s, e, amount, quantum, unit, factor)
 
 
 def _numeric_item(text: str, kind: str, s: int, e: int, amount: Decimal, quantum: Decimal, unit: str,
@@ -241,7 +246,58 @@ def _numeric_item(text: str, kind: str, s: int, e: int, amount: Decimal, quantum
         norm = f"{unit} {norm}"
     elif kind == "quantity":
         norm = f"{norm} {unit}"
-    return _Item(Value(kind, vtext, s, e, norm), amount=amount, quantum=quantum, hedge=hedge, unit=unit)
+    scale = extra if isinstance(extra, Decimal) else Decimal(1)
+    return _Item(Value(kind, vtext, s, e, norm), amount=amount, quantum=quantum, hedge=hedge, unit=unit,
+                 scale=scale)
+
+
+def _retyped(it: _Item, kind: str, unit: str, scale: Decimal) -> _Item:
+    """The other end of a range takes its partner's kind, unit and magnitude ("10-12 km", "$2-3 million")."""
+    factor = scale / it.scale
+    amount = it.amount * factor if it.amount is not None else None
+    norm = _fmt(amount) if amount is not None else it.value.norm
+    norm = {"percent": f"{norm}%", "money": f"{unit} {norm}", "quantity": f"{norm} {unit}"}.get(kind, norm)
+    v = it.value
+    return replace(it, value=Value(kind, v.text, v.start, v.end, norm, v.label), amount=amount,
+                   quantum=it.quantum * factor, unit=unit, scale=scale, count=False)
+
+
+# ------------------------------------------------------------------------------------------------ unit sizes
+# Unit -> (dimension, size in the dimension's base unit); conversions between systems are inexact, which the
+# draft's written precision absorbs (5 km ~ 3.1 miles).
+_UNIT_SIZES: dict[str, tuple[str, Decimal]] = {
+    **{u: ("length", Decimal(f)) for u, f in (("km", "1000"), ("m", "1"), ("cm", "0.01"), ("mm", "0.001"),
+                                                ("mi", "1609.344"), ("ft", "0.3048"), ("in", "0.0254"),
+                                                ("yd", "0.9144"))},
+    **{u: ("mass", Decimal(f)) for u, f in (("kg", "1000"), ("g", "1"), ("mg", "0.001"), ("t", "1000000"),
+                                              ("lb", "453.59237"))},
+    **{u: ("volume", Decimal(f)) for u, f in (("l", "1"), ("ml", "0.001"), ("gal", "3.785411784"))},
+    **{u: ("area", Decimal(f)) for u, f in (("km2", "1000000"), ("m2", "1"), ("ft2", "0.09290304"),
+                                              ("mi2", "2589988.110336"), ("acre", "4046.8564224"), ("ha", "10000"))},
+    **{u: ("duration", Decimal(f)) for u, f in (("ms", "0.001"), ("s", "1"), ("min", "60"), ("h", "3600"),
+                                                  ("day", "86400"), ("week", "604800"))},
+    **{u: ("calendar", Decimal(f)) for u, f in (("month", "1"), ("year", "12"), ("decade", "120"),
+                                                  ("century", "1200"))},
+    **{u: ("speed", Decimal(f)) for u, f in (("mph", "0.44704"), ("km/h", "0.277777777777777778"),
+                                               ("kn", "0.514444444444444444"))},
+    **{u: ("power", Decimal(10) ** p) for u, p in (("W", 0), ("kW", 3), ("MW", 6), ("GW", 9), ("TW", 12))},
+    **{u: ("energy", Decimal(10) ** p) for u, p in (("kWh", 3), ("MWh", 6), ("GWh", 9), ("TWh", 12))},
+    **{u: ("data", Decimal(10) ** p) for u, p in (("KB", 3), ("MB", 6), ("GB", 9), ("TB", 12), ("PB", 15))},
+    **{u: ("rate", Decimal(10) ** p) for u, p in (("Mbps", 6), ("Gbps", 9))},
+    **{u: ("frequency", Decimal(10) ** p) for u, p in (("Hz", 0), ("kHz", 3), ("MHz", 6), ("GHz", 9))},
+}
+
+
+def _convert(amount: Decimal, unit: str, to: str) -> Decimal | None:
+    """``amount`` in ``unit`` expressed in ``to``; None when they measure different things."""
+    if unit == to:
+        return amount
+    if {unit, to} == {"degC", "degF"}:
+        return amount * 9 / 5 + 32 if to == "degF" else (amount - 32) * 5 / 9
+    a, b = _UNIT_SIZES.get(unit), _UNIT_SIZES.get(to)
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return amount * a[1] / b[1]
 
 
 

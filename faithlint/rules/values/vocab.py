@@ -36,6 +36,17 @@ _MONTHS = {
     "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
 }
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+_WEEKDAY_ABBRS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
+                  "sat": 5, "sun": 6}
+# Words before an abbreviated weekday that make it a day ("on Tue", "from Mon", "every Fri").
+_DAY_PREV = frozenset("on every each from until till to through thru and or by next last this".split())
+# Demonyms that do not share a stem with their place (the rest are matched by stem: "African" ~ "Africa").
+_DEMONYMS = {"french": "france", "dutch": "netherlands", "swiss": "switzerland", "welsh": "wales",
+             "irish": "ireland", "greek": "greece", "spanish": "spain", "thai": "thailand", "filipino": "philippines",
+             "scottish": "scotland", "scots": "scotland", "danish": "denmark", "finnish": "finland",
+             "polish": "poland", "turkish": "turkey", "norwegian": "norway", "peruvian": "peru", "english": "england",
+             "british": "britain", "american": "america", "israeli": "israel", "pakistani": "pakistan"}
+_DEMONYM_SUFFIXES = ("ians", "ian", "ans", "an", "ese", "ish", "is", "i", "ic", "eans", "ean", "n", "ns")
 _STOPWORDS = frozenset(
     "a an the of to in on at by for from with and or but as is was were are be been being has have had it its this "
     "that these those which who whom whose than then there their they he she his her we our you your i s".split())
@@ -114,6 +125,8 @@ _UNIT_WORDS: list[tuple[str, str]] = [
     (r"centur(?:y|ies)", "century"),
     (r"points?|pts?", "pt"),
 ]
+# Unit abbreviations that, written in capitals, are something else ("6 FT" free throws, "5G", "3M").
+_CASED_UNITS = frozenset("ft m g l t s h in min".split())
 _UNIT_SYMBOLS = ["kWh", "MWh", "GWh", "TWh", "kW", "MW", "GW", "TW", "W", "kV", "V", "kHz", "MHz", "GHz", "Hz",
                  "KB", "MB", "GB", "TB", "PB", "Mbps", "Gbps", "mAh"]
 
@@ -127,7 +140,7 @@ _MONTH_RE = (r"(?P<mon>January|February|March|April|May|June|July|August|Septemb
              r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?")
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
 _DATE_PATTERNS = [
-    ("ymd", _rx(r"(?<![@./-])(?P<y>\d{4})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?![@/-]|\.\d)")),
+    ("ymd", _rx(r"(?<![@./-])(?P<y>\d{4})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!(?!T\d)[@/-]|\.\d)")),
     ("mdy", _rx(r"\b" + _MONTH_RE + r"\s+(?P<d>\d{1,2})" + _ORD_SUFFIX + r"(?!\d)(?:,?\s+(?P<y>\d{4}))?"
                        r"(?![\d,.]\d)")),
     ("dmy", _rx(r"(?<![@.,])(?P<d>\d{1,2})" + _ORD_SUFFIX + r"(?:\s+of)?\s+" + _MONTH_RE +
@@ -138,11 +151,17 @@ _DATE_PATTERNS = [
 ]
 _MONTH_ONLY_RE = _rx(r"\b(?P<mon>January|February|March|April|May|June|July|August|September|October|"
                             r"November|December)\b")
-_WEEKDAY_RE = _rx(r"\b(?P<w>Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")
+_WEEKDAY_RE = _rx(r"\b(?P<w>Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.IGNORECASE)
+# Abbreviated weekdays ("Tue", "THU", "Weds."): read as days only where a day fits (see extraction._weekday_abbr).
+_WEEKDAY_ABBR_RE = _rx(r"\b(?P<w>Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)(?P<dot>\.)?(?![@'’])", re.IGNORECASE)
+_WEEKDAY_RANGE_GAP_RE = re.compile(r"\s*(?:-|–|—|to|through|thru|until|till)\s*", re.IGNORECASE)
+# Phrases that cover several weekdays at once ("open daily", "weekdays 9-5", "7 days a week").
+_DAYS_COVER_RE = _rx(r"\b(?P<all>daily|every\s+day|each\s+day|(?:7|seven)\s+days(?:\s+a|\s+per)?\s+week|all\s+week)\b"
+                     r"|\b(?P<wk>weekdays|working\s+days|business\s+days)\b|\b(?P<we>weekends?)\b", re.IGNORECASE)
 _DECADE_RE = _rx(r"(?<![@'’])['’](?P<dd>\d)0s\b")
 _AMPM = r"(?P<ap>[ap]\.m\.|[AP]\.M\.|[ap]m|[AP]M)(?![@])"
 _TIME_PATTERNS = [
-    _rx(r"(?<![@:.])(?P<h>\d{1,2}):(?P<mi>\d{2})(?::\d{2})?(?:\s?" + _AMPM + r")?(?![\d:])"),
+    _rx(r"(?<![:.])(?:(?<=\dT)|(?<![@]))(?P<h>\d{1,2}):(?P<mi>\d{2})(?::\d{2})?(?:\s?" + _AMPM + r")?(?![\d:])"),
     _rx(r"(?<![@:.])(?P<h>\d{1,2})\s?" + _AMPM),
     _rx(r"(?<![@:.])(?P<h>\d{1,2})\s+o['’]clock\b"),
     _rx(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE),
@@ -186,4 +205,5 @@ _ACRONYM_RE = re.compile(r"\b(?:(?:[A-Z]\.){2,8}|[A-Z]{2,8}\b)")
 _NORM_WORD_RE = re.compile(r"[^\W\d_]+|\d+")  # letters and digits apart: "Lopez2020" has "lopez"
 _POSSESSIVE_RE = re.compile(r"['’]s\b")
 _WORD_SPAN_RE = re.compile(r"\w+")
+_ORDINAL_ANY_RE = re.compile(r"(?<![\w.])(\d+)(?:st|nd|rd|th)(?![^\W_])", re.IGNORECASE)
 
