@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=["text", "json", "jsonl", "sarif", "github", "html"], default="text")
     c.add_argument("--fail-on", choices=FAIL_ON, default=None, help="lowest severity that fails (default: config)")
     c.add_argument("--pairs", type=Path, metavar="FILE.jsonl",
-                   help="batch mode: one {id, text, context | context_files, query?} per line")
+                   help="batch mode: one {id, text, context | context_files, query?} per line; a context string "
+                        "holding a JSON object or array is verbalised like a .json context file")
     c.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
     c.add_argument("--allow-no-context", action="store_true", help="check drafts without context (no NLI rules)")
     c.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
@@ -108,7 +109,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 2
+    except Exception as exc:  # a bug, not a finding: exit 2 (never 1) with one line; FAITHLINT_DEBUG=1 shows it
+        if os.environ.get("FAITHLINT_DEBUG"):
+            raise
+        print(f"faithlint: error: internal error: {_one_line(exc)} (FAITHLINT_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 2
     return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _checked(linter: Any, where: str, *args: Any, **kwargs: Any) -> Any:
+    """``linter.check`` naming the draft when it fails unexpectedly (exit 2, one line, never a traceback)."""
+    try:
+        return linter.check(*args, **kwargs)
+    except (FaithlintError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if os.environ.get("FAITHLINT_DEBUG"):
+            raise
+        raise FaithlintError(f"{where}: checking failed: {_one_line(exc)}") from exc
 
 
 # ---------------------------------------------------------------------- check
@@ -128,7 +152,10 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _config(args: argparse.Namespace, start: Path) -> Any:
     from faithlint.config import load_config, merge_overrides
+    from faithlint.files import require_regular
 
+    if args.config is not None:
+        require_regular(args.config, "config file")
     config, _path = load_config(args.config, start=start)
     overrides = cli_overrides(args)
     if overrides:
@@ -169,6 +196,7 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from faithlint.context import evidence_in_source, source_texts
     from faithlint.drafts import prepare_draft
     from faithlint.formats import render
     from faithlint.linter import Linter
@@ -182,16 +210,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     config, config_path = _config(args, start if start.exists() else Path.cwd())
     linter = Linter(config)
     results = []
+    contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
     if args.pairs:
         items = list(_read_pairs(args.pairs, config.max_file_size))
+        if not items:  # an empty batch must not pass CI as "0 findings"
+            raise InputError(f"{args.pairs}: no pairs to check (the file has no JSON lines)")
+        if args.output:
+            _refuse_input_as_output(args.output, [args.pairs, *(f for it in items for f in it["files"])])
         prog = _progress(len(items), not args.no_progress)
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
         try:
             for item in items:
                 if not item["context"] and not args.allow_no_context:
                     raise InputError(f"{args.pairs}: line {item['line']}: id {item['id']!r} has no context")
-                res = linter.check(item["text"], item["context"], id=item["id"], query=item["query"],
-                                   markdown=False)
+                res = _checked(linter, f"{args.pairs}: line {item['line']} (id {item['id']!r})", item["text"],
+                               item["context"], id=item["id"], query=item["query"], markdown=False)
+                res = evidence_in_source(res, item["context"])
+                if args.format in ("sarif", "html"):
+                    contexts.update(source_texts(item["context"]))
                 results.append(res)
                 if args.format == "jsonl":
                     from faithlint.formats import result_to_dict
@@ -206,26 +242,47 @@ def cmd_check(args: argparse.Namespace) -> int:
             if args.output:
                 out.close()
         if args.format != "jsonl":
-            _emit(render(results, args.format, color=_color(args)), args.output)
+            _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
         return _exit_code(results, config.fail_on)
 
     drafts = _drafts(args.paths, config)
     # every draft is read and paired before any is checked, so a bad input fails fast
     jobs = [prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
                           allow_no_context=args.allow_no_context) for d in drafts]
+    if args.output:
+        _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
     prog = _progress(len(jobs), not args.no_progress)
     try:
         for job in jobs:
-            res = linter.check(job.text, job.context, path=_display(job.path), query=job.pairing.query,
-                               markdown=job.markdown)
-            results.append(res)
+            res = _checked(linter, _display(job.path), job.text, job.context, path=_display(job.path),
+                           query=job.pairing.query, markdown=job.markdown)
+            results.append(evidence_in_source(res, job.context))
+            if args.format in ("sarif", "html"):
+                contexts.update(source_texts(job.context))
             if prog:
                 prog.advance(prog.task)  # type: ignore[attr-defined]
     finally:
         if prog:
             prog.stop()
-    _emit(render(results, args.format, color=_color(args)), args.output)
+    _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
     return _exit_code(results, config.fail_on)
+
+
+def _refuse_input_as_output(output: Path, inputs: Sequence[Path]) -> None:
+    """``-o`` must never overwrite a draft or a context file (symlinks and hard links resolved)."""
+    target = output.resolve()
+    for given in inputs:
+        files = [f for f in Path(given).rglob("*") if f.is_file()] if Path(given).is_dir() else [Path(given)]
+        for f in files:
+            same = f.resolve() == target
+            if not same and output.exists():
+                try:
+                    same = os.path.samefile(f, output)
+                except OSError:
+                    same = False
+            if same:
+                raise InputError(f"{output}: the output file is an input ({f}); faithlint check never "
+                                 "overwrites a draft or its context: choose another -o path")
 
 
 def _display(path: Path) -> str:
@@ -261,9 +318,12 @@ def _exit_code(results: Sequence[Any], fail_on: str) -> int:
 
 
 def _read_pairs(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
-    from faithlint.context import load_context, read_text
+    from faithlint.context import read_text
+    from faithlint.files import load_context_checked, require_regular
+    from faithlint.structured import context_from_string
     from faithlint.types import ContextDoc
 
+    require_regular(path, "pairs file")
     raw = read_text(path, max_bytes=max(max_bytes, 1 << 30))
     seen: set[str] = set()
     for n, line in enumerate(raw.splitlines(), 1):
@@ -285,23 +345,24 @@ def _read_pairs(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
         if not obj["text"].strip():
             raise InputError(f"{where}: id {ident!r} has an empty 'text'")
         ctx: list[ContextDoc] = []
+        paths: list[Path] = []
         if "context" in obj:
             c = obj["context"]
             if isinstance(c, str):
                 c = [c]
             if not isinstance(c, list) or not all(isinstance(x, str) for x in c):
                 raise InputError(f"{where}: 'context' must be a string or a list of strings")
-            ctx = [ContextDoc(f"{ident}#context[{i}]", x) for i, x in enumerate(c)]
+            ctx = [context_from_string(f"{ident}#context[{i}]", x) for i, x in enumerate(c)]  # JSON: verbalised
         if "context_files" in obj:
             files = obj["context_files"]
             if not isinstance(files, list) or not all(isinstance(x, str) for x in files):
                 raise InputError(f"{where}: 'context_files' must be a list of paths")
-            ctx += load_context([(path.parent / f) if not Path(f).is_absolute() else Path(f) for f in files],
-                                max_bytes)
+            paths = [(path.parent / f) if not Path(f).is_absolute() else Path(f) for f in files]
+            ctx += load_context_checked(paths, max_bytes)
         query = obj.get("query")
         if query is not None and not isinstance(query, str):
             raise InputError(f"{where}: 'query' must be a string")
-        yield {"id": ident, "text": obj["text"], "context": ctx, "query": query, "line": n}
+        yield {"id": ident, "text": obj["text"], "context": ctx, "query": query, "line": n, "files": paths}
 
 
 # ---------------------------------------------------------------------- synth / train / serve

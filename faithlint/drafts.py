@@ -35,10 +35,12 @@ def prepare_draft(draft: Path, config: Config, config_path: Path | None, *, cli_
 
     Raises :class:`~faithlint.errors.FaithlintError` with a one-line message on any problem.
     """
-    from faithlint.context import load_context, read_text
+    from faithlint.context import read_text
+    from faithlint.files import load_context_checked, require_regular
     from faithlint.markdown import extract
     from faithlint.pairing import resolve_pairing
 
+    require_regular(draft, "draft")
     text = read_text(draft, config.max_file_size)
     is_md = draft.suffix.lower() in set(config.markdown_extensions)
     if not text.strip():
@@ -48,5 +50,5 @@ def prepare_draft(draft: Path, config: Config, config_path: Path | None, *, cli_
                               cli_query=cli_query)
     if not pairing.context and not allow_no_context:
         raise InputError(_no_context_message(Path(display) if display else draft))
-    ctx = load_context(pairing.context, config.max_file_size) if pairing.context else []
+    ctx = load_context_checked(pairing.context, config.max_file_size) if pairing.context else []
     return PreparedDraft(draft, text, is_md, pairing, ctx)

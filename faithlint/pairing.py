@@ -21,6 +21,7 @@ from typing import Any
 from faithlint.config import Config, PairRule
 from faithlint.context import display_path, read_text
 from faithlint.errors import ConfigError, InputError
+from faithlint.files import require_regular
 
 SIBLING_FILE_SUFFIXES: tuple[str, ...] = (".context.md", ".context.txt", ".context.json")
 SIBLING_DIR_SUFFIXES: tuple[str, ...] = (".context", ".sources")
@@ -210,6 +211,7 @@ def _rule_query(draft: Path, number: int, rule: PairRule, base: Path, where: str
         return None
     path = base / _substitute(rule.query_file, _placeholders(draft), escape=False)
     try:
+        require_regular(path, "query file")
         return read_text(path, max_bytes).strip() or None
     except InputError as exc:
         raise InputError(f"pair rule {number} in {where}: query_file {exc}") from None

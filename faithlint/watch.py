@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from faithlint.drafts import PreparedDraft, prepare_draft
 from faithlint.errors import FaithlintError, InputError, ModelError
+from faithlint.files import non_regular_kind
 
 if TYPE_CHECKING:  # the CLI imports this module for its options: keep pydantic & co. out of that path
     from faithlint.config import Config
@@ -148,7 +149,8 @@ class IgnoreRules:
             sources.insert(0, folder / ".git" / "info" / "exclude")
         for src in sources:
             try:
-                lines += src.read_text(encoding="utf-8", errors="replace").splitlines()
+                if non_regular_kind(src) is None:  # a FIFO named .gitignore must not block the watcher
+                    lines += src.read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 pass
         spec = pathspec.GitIgnoreSpec.from_lines(lines) if any(x.strip() for x in lines) else None

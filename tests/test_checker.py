@@ -50,6 +50,35 @@ def test_loads_any_local_hf_classifier_and_scores_pairs(tmp_path):
     assert checker.token_offsets("hello world") == [(0, 5), (6, 11)]
 
 
+def test_a_hypothesis_longer_than_the_model_is_scored_in_chunks(tmp_path):
+    """Issue 17 #1: a sentence over the model's 512 tokens raised "Truncation error" for the whole draft."""
+    path = tiny_model(tmp_path / "m", {0: "contradiction", 1: "neutral", 2: "entailment"})
+    checker = NLIChecker(str(path), device="cpu", batch_size=4)
+    run_on = " ".join(["the board said the library which reopened in march would serve the town and"] * 50)
+    no_stops = "word " * 4000  # a 20,000-character line without punctuation
+    assert checker.count_tokens([run_on])[0] > 600
+    premises = ["The library reopened in March 2024.", "The library reopened in March 2024. " * 40,
+                "Dogs bark.", "The town."]
+    hypotheses = [run_on, run_on, "Dogs bark loudly.", no_stops]
+    probs = checker.score_pairs(premises, hypotheses)
+    assert probs.shape == (4, 3) and np.allclose(probs.sum(1), 1, atol=1e-5)
+    # the other pairs of the batch are scored exactly as on their own
+    assert np.allclose(probs[2], checker.score_pairs(["Dogs bark."], ["Dogs bark loudly."])[0], atol=1e-5)
+    # conservative: the chunked pair gets the row of its least supported chunk
+    feats, groups = checker._features(premises[:1], [run_on])
+    assert len(groups[0]) > 1 and all(len(f["input_ids"]) <= 512 for f in feats)
+    parts = [checker.score_pairs([premises[0]], [p])[0] for p in _parts(checker, premises[0], run_on)]
+    assert probs[0, 0] == pytest.approx(min(p[0] for p in parts), abs=1e-5)
+
+
+def _parts(checker, premise, hypothesis):
+    from faithlint.checkers.nli import _chunk_text
+
+    room = checker.input_limit() - checker.tokenizer.num_special_tokens_to_add(pair=True)
+    size = room - min(checker.count_tokens([premise])[0], room // 2) - 8
+    return _chunk_text(hypothesis, checker.token_offsets(hypothesis), size)
+
+
 def test_two_way_model_maps_to_entailment_and_neutral(tmp_path):
     path = tiny_model(tmp_path / "m2", {0: "entailment", 1: "not_entailment"})
     probs = NLIChecker(str(path), device="cpu").score_pairs(["a"], ["b"])

@@ -412,3 +412,29 @@ def test_registry_is_pluggable() -> None:
     reg.unregister("test.shout")
     assert reg.get("test.shout") is None
     assert list(CodeActionRegistry()) == []
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_context_file_is_a_problem_not_a_hung_worker(tmp_path: Path) -> None:
+    """Issue 17 #2: a FIFO in a draft's context folder blocked the server's only worker thread for good."""
+    import os
+
+    draft = tmp_path / "draft.md"
+    draft.write_text("The library reopened on March 4, 2024.\n")
+    (tmp_path / "draft.context").mkdir()
+    (tmp_path / "draft.context" / "facts.md").write_text(CONTEXT)
+    fifo = tmp_path / "draft.context" / "pipe.md"
+    os.mkfifo(fifo)
+    config = Config(relevance="lexical")
+    snap = Snapshot(uri=draft.as_uri(), path=draft, text=draft.read_text(), version=1, language_id="markdown")
+    done: list[Outcome] = []
+    t = threading.Thread(target=lambda: done.append(check_snapshot(make_linter(config), config, None, snap,
+                                                                   lambda: False)), daemon=True)
+    t.start()
+    t.join(30)
+    if t.is_alive():
+        with open(fifo, "w"):
+            pass
+        pytest.fail("check_snapshot hung on a FIFO")
+    problems = [p.message for p in done[0].problems]
+    assert any("pipe.md" in m and "FIFO" in m for m in problems), problems

@@ -556,3 +556,28 @@ def test_watch_once_flags_the_example_contradiction(tmp_path: Path) -> None:
     res = report(tmp_path / "reports", "answer.md")["results"][0]
     contra = [f for f in res["findings"] if f["code"] == "FL100"]
     assert any("$25 million" in RAG_DRAFT[f["start"]:f["end"]] for f in contra), res["findings"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_in_the_context_or_as_gitignore_is_refused_not_waited_on(ws: Path, tmp_path: Path) -> None:
+    """Issue 17 #2: opening a FIFO blocks until a writer comes; the watcher hung for good."""
+    (ws / "a.context.md").unlink()
+    (ws / "a.context").mkdir()
+    (ws / "a.context" / "notes.md").write_text("Alpha notes.\n")
+    os.mkfifo(ws / "a.context" / "pipe.md")
+    os.mkfifo(ws / ".gitignore")
+    reports = tmp_path / "reports"
+    w = Watcher(WatchOptions(dirs=[ws], report_dir=reports, once=True, live=False),
+                linter_factory=lambda c: FakeLinter())
+    done: list[int] = []
+    t = threading.Thread(target=lambda: done.append(w.run()), daemon=True)
+    t.start()
+    t.join(60)
+    if t.is_alive():  # unblock the hung reader so the test process can exit
+        for fifo in (ws / ".gitignore", ws / "a.context" / "pipe.md"):
+            with open(fifo, "w"):
+                pass
+        pytest.fail("the watcher hung on a FIFO")
+    assert done == [2]
+    error = report(reports, "a.md")["error"]
+    assert "pipe.md" in error and "FIFO" in error and "\n" not in error

@@ -24,6 +24,8 @@ from faithlint.errors import ModelError
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "default"
 WEIGHTS = "model.safetensors"
+ALLOW_DOWNLOADS = "FAITHLINT_ALLOW_DOWNLOADS"  # =1: a --model hub id that is not cached may be downloaded
+MIN_PREMISE = 32  # tokens a premise keeps next to the longest hypothesis scored whole
 
 
 def resolve_model(model: str | None) -> tuple[str, bool]:
@@ -54,6 +56,22 @@ def verify_bundled(path: Path) -> None:
                          "the bundled model is corrupted, reinstall faithlint")
 
 
+def downloads_allowed() -> bool:
+    """Whether a hub model that is not cached may be downloaded (off unless the user says so)."""
+    return os.environ.get(ALLOW_DOWNLOADS, "").strip().lower() in ("1", "true", "yes")
+
+
+def hub_cached(model_id: str) -> bool:
+    """Is ``model_id``'s config in the local Hugging Face cache (no network)?"""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(model_id, "config.json")
+    except Exception:  # not a valid repo id, or no huggingface_hub: it cannot be cached
+        return False
+    return isinstance(found, str)
+
+
 def label_indices(id2label: dict[Any, str], model: str) -> tuple[int, int | None, int | None]:
     """Map a model's labels onto (entailment, neutral, contradiction) indices."""
     names = {int(k): str(v).lower() for k, v in id2label.items()}
@@ -82,6 +100,12 @@ class NLIChecker:
             verify_bundled(Path(path))
         elif Path(path).exists() and not (Path(path) / "config.json").exists():
             raise ModelError(f"{path}: not a Hugging Face model folder (no config.json)")
+        hub = not bundled and not Path(path).exists()
+        local_only = hub and not downloads_allowed()
+        if local_only and not hub_cached(path):  # fail now, not after the hub client's retries (~30 s offline)
+            raise ModelError(f"cannot load model {path!r}: not a local folder and not in the Hugging Face cache; "
+                             f"pass a local folder with --model, download it first (hf download {path}), or set "
+                             f"{ALLOW_DOWNLOADS}=1 to let faithlint download it")
         try:
             import torch
             from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
@@ -89,7 +113,7 @@ class NLIChecker:
 
             hf_logging.set_verbosity_error()
             hf_logging.disable_progress_bar()
-            config = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code)
+            config = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code, local_files_only=local_only)
         except OSError as exc:
             raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]} "
                              "(offline? pass a local folder with --model)") from exc
@@ -100,9 +124,10 @@ class NLIChecker:
             raise ModelError(f"model {path!r} is not a sequence classifier (architectures: {', '.join(archs)})")
         self.ent, self.neu, self.con = label_indices(config.id2label or {}, path)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
+            self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code,
+                                                           local_files_only=local_only)
             self.model = AutoModelForSequenceClassification.from_pretrained(
-                path, trust_remote_code=trust_remote_code, dtype=torch.float32)
+                path, trust_remote_code=trust_remote_code, dtype=torch.float32, local_files_only=local_only)
         except (OSError, ValueError) as exc:
             raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]}") from exc
         self.model.eval()
@@ -141,6 +166,60 @@ class NLIChecker:
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         return list(self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"])
 
+    def input_limit(self) -> int:
+        """Tokens one (premise, hypothesis) input may have: the model's positions, or less if the tokenizer says so."""
+        tok_max = getattr(self.tokenizer, "model_max_length", None)
+        limit = self.model_max
+        if isinstance(tok_max, int) and 0 < tok_max < 100_000:
+            limit = min(limit, tok_max)
+        return limit
+
+    def _features(self, premises: Sequence[str], hypotheses: Sequence[str]
+                  ) -> tuple[list[dict[str, list[int]]], list[list[int]]]:
+        """Model inputs for the pairs, and which inputs belong to each pair.
+
+        A pair whose hypothesis fits next to the premise is one input (the premise truncated if
+        needed). A hypothesis too long to sit next to any premise (a 600-word run-on sentence, a
+        line without punctuation) is cut into overlapping chunks that each fit, every chunk paired
+        with the premise (truncated to share the room); :meth:`score_pairs` combines them.
+        """
+        tok = self.tokenizer
+        limit = self.input_limit()
+        special = tok.num_special_tokens_to_add(pair=True)
+        room = max(limit - special, 16)
+        uniq = list(dict.fromkeys(hypotheses))
+        enc_h = tok(uniq, add_special_tokens=False, return_offsets_mapping=True)
+        spans = {h: offs for h, offs in zip(uniq, enc_h["offset_mapping"])}
+        # a hypothesis fits when it leaves the premise MIN_PREMISE tokens (the premise is truncated to the rest)
+        long = {h for h in uniq if len(spans[h]) + MIN_PREMISE > room}
+        simple = [i for i, h in enumerate(hypotheses) if h not in long]
+        chunked = [i for i, h in enumerate(hypotheses) if h in long]
+        p_len = dict(zip(chunked, self.count_tokens([premises[i] for i in chunked])))
+        cache: dict[tuple[str, int], list[str]] = {}
+        rows: list[tuple[str, str]] = []
+        groups: list[list[int]] = [[] for _ in hypotheses]
+        for i in chunked:
+            p, h = premises[i], hypotheses[i]
+            # the premise keeps up to half the room; the hypothesis' chunks get the rest (a few tokens spare,
+            # as a chunk's text may tokenise a little longer on its own)
+            size = room - min(p_len[i], room // 2) - 8
+            parts = cache.get((h, size))
+            if parts is None:
+                parts = cache[(h, size)] = _chunk_text(h, spans[h], size)
+            for part in parts:
+                groups[i].append(len(simple) + len(rows))
+                rows.append((p, part))
+        feats: list[dict[str, list[int]]] = []
+        whole = [(premises[i], hypotheses[i]) for i in simple]
+        for items, strategy in ((whole, "only_first"), (rows, "longest_first")):
+            if not items:
+                continue
+            enc = tok([a for a, _ in items], [b for _, b in items], truncation=strategy, max_length=limit)
+            feats.extend({k: enc[k][j] for k in enc.keys()} for j in range(len(items)))
+        for j, i in enumerate(simple):
+            groups[i] = [j]
+        return feats, groups
+
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         import torch
 
@@ -149,24 +228,43 @@ class NLIChecker:
         if n == 0:
             return out
         tok = self.tokenizer
-        enc = tok(list(premises), list(hypotheses), truncation="only_first", max_length=self.model_max)
-        ids_all = enc["input_ids"]
-        order = sorted(range(n), key=lambda i: len(ids_all[i]))
+        feats, groups = self._features(premises, hypotheses)
+        rows = np.zeros((len(feats), 3), dtype=np.float32)
+        order = sorted(range(len(feats)), key=lambda i: len(feats[i]["input_ids"]))
         with self._lock, torch.inference_mode():
-            for b in range(0, n, self.batch_size):
+            for b in range(0, len(feats), self.batch_size):
                 idx = order[b:b + self.batch_size]
-                batch = tok.pad({k: [enc[k][i] for i in idx] for k in enc.keys()}, return_tensors="pt")
+                batch = tok.pad({k: [feats[i][k] for i in idx] for k in feats[idx[0]]}, return_tensors="pt")
                 batch = {k: v.to(self.device) for k, v in batch.items()}
                 with precision_context(self.autocast):
                     logits = self.model(**batch).logits.float() / self.temperature
                 probs = logits.softmax(-1).cpu().numpy()
-                out[idx, 0] = probs[:, self.ent]
+                rows[idx, 0] = probs[:, self.ent]
                 if self.neu is not None:
-                    out[idx, 1] = probs[:, self.neu]
+                    rows[idx, 1] = probs[:, self.neu]
                 if self.con is not None:
-                    out[idx, 2] = probs[:, self.con]
-        out /= out.sum(axis=1, keepdims=True)
+                    rows[idx, 2] = probs[:, self.con]
+        rows /= rows.sum(axis=1, keepdims=True)
+        for i, g in enumerate(groups):
+            # a chunked hypothesis is only as supported as its least supported part
+            out[i] = rows[g[0]] if len(g) == 1 else rows[min(g, key=lambda j: rows[j, 0])]
         return out
+
+
+def _chunk_text(text: str, offsets: Sequence[tuple[int, int]], size: int, overlap: int = 32) -> list[str]:
+    """``text`` as overlapping pieces of at most ``size`` tokens (``offsets``: its tokens' character spans)."""
+    size = max(size, 8)
+    overlap = min(overlap, size // 4)
+    parts: list[str] = []
+    start = 0
+    n = len(offsets)
+    while start < n:
+        end = min(start + size, n)
+        parts.append(text[offsets[start][0]:offsets[end - 1][1]])
+        if end == n:
+            break
+        start = end - overlap
+    return parts
 
 
 def precision_context(bf16: bool) -> Any:

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from faithlint.context import load_context
 from faithlint.errors import FaithlintError
+from faithlint.files import load_context_checked
 from faithlint.types import ContextDoc, DraftResult
 
 log = logging.getLogger(__name__)
@@ -278,7 +278,7 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
     docs: list[ContextDoc] = []
     for p in out.context_paths:
         try:
-            loaded = load_context([p], config.max_file_size)
+            loaded = load_context_checked([p], config.max_file_size)  # a FIFO would block the worker for good
         except FaithlintError as exc:
             out.problems.append(Problem("error", "context", f"Context not usable: {exc}"))
             continue
