@@ -181,3 +181,114 @@ def test_regex_fallback(rx: ValueExtractor) -> None:
         == [("Maria Lopez", "Ana Ruiz")]
     assert rx.mismatches("They hired three engineers in 2021.", ["In 2021 they hired 3 engineers."]) == []
     assert all(m.context_value is None for m in rx.mismatches(s, []))
+
+
+# ------------------------------------------------------------------- equivalence classes: match and mismatch
+# Each class has a pair that must match and a pair that is a real mismatch (the draft value, then the evidence
+# value it should be compared with, or None).
+EQUIVALENT = {
+    "rating": ("It has a rating of 4.5 stars.", "rating: 4.5"),
+    "time_12h_24h": ("It opens at 11 AM.", "hours: 11:00"),
+    "time_iso_datetime": ("It opens at 10 a.m. on March 4, 2024.", "opens: 2024-03-04T10:00:00"),
+    "weekday_abbreviation": ("It opens at 11 a.m. on Tuesdays.", "open: Tue 11:00"),
+    "weekday_range": ("It is open on Wednesday.", "hours: Mon-Fri 9:00-17:00"),
+    "weekday_daily": ("It is open 7 days a week.", "The shop is open daily."),
+    "number_words": ("They hired twelve engineers.", "engineers: 12"),
+    "unit_words": ("The trail is 5 km long.", "The trail is 5 kilometres long."),
+    "unit_conversion": ("The trail is 5 km long.", "length: 5,000 m"),
+    "unit_conversion_time": ("The flight takes 90 minutes.", "The flight takes 1.5 hours."),
+    "unit_cross_system": ("The trail is about 3.1 miles long.", "The trail is 5 km long."),
+    "unit_in_key": ("The trail is 5 kilometers long.", "length_km: 5"),
+    "range_words": ("Groups of 10-12 people.", "Groups of 10 to 12 people."),
+    "range_shared_unit": ("The wall is 10 feet high.", "The wall is between 10 to 12ft high."),
+    "range_shared_money": ("Tickets cost 12 dollars.", "price: $10-12"),
+    "range_shared_magnitude": ("It raised $2 million.", "It raised $2-3 million."),
+    "currency": ("It raised $12.5 million.", "It raised 12,500,000 USD."),
+    "currency_record": ("The ticket costs $25.", "price: 25"),
+    "percent": ("Costs rose 45%.", "Costs rose 45 percent."),
+    "percent_share": ("Occupancy was 45%.", "occupancy: 0.45"),
+    "date_formats": ("It opened on March 4, 2024.", "It opened on 2024-03-04."),
+    "date_day_first": ("It opened on 4 March 2024.", "opened: March 4, 2024"),
+    "ordinal_words": ("She finished third.", "She finished 3rd."),
+    "ordinal_record": ("She finished in third place.", "rank: 3"),
+    "ordinal_in_name": ("They performed at the 50th awards.", "They performed at the 50th Academy Awards."),
+    "day_of_month": ("It opens on the 4th.", "It opens on March 4, 2024."),
+    "year_of_date": ("It opened in 2024.", "opened: 2024-03-04"),
+    "count_unrelated": ("It runs on one VM.", "The cluster has 4 nodes and 16 GB of RAM."),
+    "surname": ("Smith said so.", "John Smith said so."),
+    "middle_name": ("Peyton Manning threw.", "Peyton Williams Manning threw."),
+    "country_abbreviation": ("The U.S. agreed.", "The United States agreed."),
+    "possessive": ("Microsoft's plan worked.", "The plan by Microsoft worked."),
+    "case": ("APPLE agreed.", "Apple agreed."),
+    "hyphenation": ("Coca Cola agreed.", "Coca-Cola agreed."),
+    "demonym": ("The West African outbreak ended.", "The outbreak in West Africa ended."),
+}
+MISMATCH = {
+    "rating": ("It has a rating of 4.2 stars.", "rating: 4.5", "4.2"),
+    "time_12h_24h": ("It opens at 10 AM.", "hours: 11:00", "10 AM"),
+    "time_iso_datetime": ("It opens at 9 a.m. on March 4, 2024.", "opens: 2024-03-04T10:00:00", "9 a.m."),
+    "weekday_abbreviation": ("It opens at 11 a.m. on Wednesdays.", "open: Tue 11:00", "Wednesdays"),
+    "weekday_range": ("It is open on Sunday.", "hours: Mon-Fri 9:00-17:00", "Sunday"),
+    "weekday_daily": ("It is open on Sunday.", "The shop is open on weekdays.", "Sunday"),
+    "number_words": ("They hired eleven engineers.", "engineers: 12", "eleven"),
+    "unit_words": ("The trail is 6 km long.", "The trail is 5 kilometres long.", "6 km"),
+    "unit_conversion": ("The trail is 5 km long.", "length: 500 m", "5 km"),
+    "unit_conversion_time": ("The flight takes 90 minutes.", "The flight takes 2 hours.", "90 minutes"),
+    "unit_cross_system": ("The trail is about 5 miles long.", "The trail is 5 km long.", "5 miles"),
+    "unit_in_key": ("The trail is 6 kilometers long.", "length_km: 5", "6 kilometers"),
+    "range_words": ("Groups of 10-14 people.", "Groups of 10 to 12 people.", "14"),
+    "range_shared_unit": ("The wall is 14 feet high.", "The wall is between 10 to 12ft high.", "14 feet"),
+    "range_shared_money": ("Tickets cost 15 dollars.", "price: $10-12", "15 dollars"),
+    "range_shared_magnitude": ("It raised $4 million.", "It raised $2-3 million.", "$4 million"),
+    "currency": ("It raised $25 million.", "It raised 12,500,000 USD.", "$25 million"),
+    "currency_record": ("The ticket costs $30.", "price: 25", "$30"),
+    "percent": ("Costs rose 54%.", "Costs rose 45 percent.", "54%"),
+    "percent_share": ("Occupancy was 54%.", "occupancy: 0.45", "54%"),
+    "date_formats": ("It opened on March 5, 2024.", "It opened on 2024-03-04.", "March 5, 2024"),
+    "date_day_first": ("It opened on 4 May 2024.", "opened: March 4, 2024", "4 May 2024"),
+    "ordinal_words": ("She finished fourth.", "She finished 3rd.", "fourth"),
+    "ordinal_record": ("She finished in fourth place.", "rank: 3", "fourth"),
+    "ordinal_in_name": ("They performed at the 51st awards.", "They performed at the 50th Academy Awards.", "51st"),
+    "day_of_month": ("It opens on the 5th.", "It opens on March 4, 2024.", "5th"),
+    "year_of_date": ("It opened in 2023.", "opened: 2024-03-04", "2023"),
+    "count_unrelated": ("It runs on one VM.", "The cluster runs 4 VMs.", "one"),
+    "surname": ("Jones said so.", "John Smith said so.", "Jones"),
+    "middle_name": ("Peyton Smith threw.", "Peyton Williams Manning threw.", "Peyton Smith"),
+    "country_abbreviation": ("The U.K. agreed.", "The United States agreed.", "U.K."),
+    "possessive": ("Google's plan worked.", "The plan by Microsoft worked.", "Google"),
+    "case": ("ORACLE agreed.", "Apple agreed.", "ORACLE"),
+    "hyphenation": ("Pepsi Cola agreed.", "Coca-Cola agreed.", "Pepsi Cola"),
+    "demonym": ("The South American outbreak ended.", "The outbreak in West Africa ended.", "South American"),
+}
+
+
+def test_every_class_has_both_cases() -> None:
+    assert EQUIVALENT.keys() == MISMATCH.keys()
+
+
+@pytest.mark.parametrize("name", sorted(EQUIVALENT))
+def test_equivalence_class_matches(vx: ValueExtractor, name: str) -> None:
+    draft, evidence = EQUIVALENT[name]
+    assert flagged(vx.mismatches(draft, [evidence])) == []
+
+
+@pytest.mark.parametrize("name", sorted(MISMATCH))
+def test_equivalence_class_real_mismatch(vx: ValueExtractor, name: str) -> None:
+    draft, evidence, value = MISMATCH[name]
+    assert value in [v for v, _ in flagged(vx.mismatches(draft, [evidence]))]
+
+
+def test_weekday_abbreviation_only_where_a_day_fits(vx: ValueExtractor) -> None:
+    assert [v.kind for v in vx.values("The Sun reported it.") if v.text == "Sun"] != ["date"]
+    assert [(v.kind, v.norm) for v in vx.values("Closed on Sun.")] == [("date", "sunday")]
+    assert ("date", "monday-friday") in {(v.kind, v.norm) for v in vx.values("Open Mon-Fri, 9:00-17:00.")}
+
+
+def test_capital_unit_abbreviations_are_not_units(vx: ValueExtractor) -> None:
+    kinds = {v.text: v.kind for v in vx.values("He made 6 FT and 12 PTS on a 5G phone.")}
+    assert kinds.get("6") == "number" and "6 FT" not in kinds
+    assert not any("5G" in t for t in kinds)
+
+
+def test_count_word_names_the_count_of_the_same_thing(vx: ValueExtractor) -> None:
+    assert flagged(vx.mismatches("It runs on one VM.", ["vm_count: 4, nodes: 2"])) == [("one", "4")]

@@ -252,6 +252,7 @@ def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> V
 
 # ------------------------------------------------------------------------------------------------- counts
 _CLAUSE_END_RE = re.compile(r"[.,;:!?()\[\]\n]")
+_KEY_END_RE = re.compile(r"[.,;!?()\[\]\n]")  # a record's key ("vm_count: 4") names what its value counts
 
 
 def _stem(w: str) -> str:
@@ -267,7 +268,7 @@ def _counted(an: _Analysis, v: Value, before: int, after: int) -> set[str]:
     """Stemmed content words next to a value within its clause ("4 nodes", "vm_count: 4"): what it counts."""
     text = an.text
     out: list[str] = []
-    left = [w for w, s, e in an.words if e <= v.start and not _CLAUSE_END_RE.search(text[e:v.start])]
+    left = [w for w, s, e in an.words if e <= v.start and not _KEY_END_RE.search(text[e:v.start])]
     right = [w for w, s, e in an.words if s >= v.end and not _CLAUSE_END_RE.search(text[v.end:s])]
     for w in left[-before:] + right[:after]:
         out += [p for p in w.split("_") if p]
