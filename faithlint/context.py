@@ -6,17 +6,17 @@ the file on disk (CRLF included), which the editor integrations rely on.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from faithlint.errors import InputError
-from faithlint.types import ContextDoc
+from faithlint.types import ContextDoc, DraftResult, Evidence
 
-CONTEXT_EXTENSIONS: tuple[str, ...] = (".txt", ".md", ".markdown", ".json")
+CONTEXT_EXTENSIONS: tuple[str, ...] = (".txt", ".md", ".markdown", ".json", ".yaml", ".yml", ".csv", ".tsv")
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -121,7 +121,8 @@ def _lines(value: Any, key: str) -> Iterator[str]:
 
 
 def flatten_json(obj: Any) -> str:
-    """Readable ``key.path: value`` lines, because NLI models read prose, not braces.
+    """Readable ``key.path: value`` lines (v0.1's form of JSON context; context files are now verbalised
+    into sentences by :mod:`faithlint.structured` instead).
 
     A top-level list of records becomes one block per record, separated by blank lines.
     """
@@ -153,14 +154,13 @@ def _expand_folder(folder: Path) -> list[Path]:
 
 
 def _load_one(path: Path, max_bytes: int) -> ContextDoc:
+    """One context file; JSON, YAML and CSV are verbalised (faithlint.structured) with offsets to the file."""
+    from faithlint.structured import STRUCTURED_EXTENSIONS, structured_doc
+
     text = read_text(path, max_bytes)
     source = display_path(path)
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-        text = flatten_json(data)
+    if path.suffix.lower() in STRUCTURED_EXTENSIONS:
+        return structured_doc(source, text, path.suffix)
     return ContextDoc(source=source, text=text)
 
 
@@ -181,3 +181,34 @@ def load_context(paths: list[Path], max_bytes: int) -> list[ContextDoc]:
             seen.add(key)
             docs.append(_load_one(path, max_bytes))
     return docs
+
+
+# --- evidence positions for users -------------------------------------------------------------------
+
+def evidence_in_source(result: DraftResult, docs: Sequence[ContextDoc]) -> DraftResult:
+    """``result`` with every evidence range moved from the text the checker read into its source file.
+
+    For verbalised JSON/YAML/CSV context, evidence ``start``/``end`` become the range of the values the
+    evidence was written from (its ``text`` stays what the checker read); other context is unchanged.
+    Returns a copy: ``result`` itself (which caches may hold) is left as it is.
+    """
+    maps = {d.source: d for d in docs if d.offsets is not None}
+    if not maps:
+        return result
+
+    def move(ev: Evidence | None) -> Evidence | None:
+        doc = maps.get(ev.source) if ev is not None else None
+        if ev is None or doc is None:
+            return ev
+        start, end = doc.to_source(ev.start, ev.end)
+        return replace(ev, start=start, end=end)
+
+    sentences = [replace(s, evidence=move(s.evidence), windows=[move(w) for w in s.windows])  # type: ignore[misc]
+                 for s in result.sentences]
+    findings = [replace(f, evidence=move(f.evidence)) for f in result.findings]
+    return replace(result, sentences=sentences, findings=findings)
+
+
+def source_texts(docs: Sequence[ContextDoc]) -> dict[str, str]:
+    """source -> the text of the file that :func:`evidence_in_source` ranges index (for reports)."""
+    return {d.source: d.source_text for d in docs}

@@ -333,8 +333,17 @@ def _draft_text(d: int, result: DraftResult, sentences: list[SentenceResult],
     return "".join(out)
 
 
+def _evidence_where(source: str, start: int, contexts: Mapping[str, str] | None) -> str:
+    """``source:line`` when the context file's text is known (evidence offsets index the file), else ``source``."""
+    text = contexts.get(source) if contexts else None
+    if text is None or not 0 <= start <= len(text):
+        return source
+    return f"{source}:{text.count(chr(10), 0, start) + 1}"
+
+
 def _finding_card(d: int, k: int, result: DraftResult, f: Finding, sentence: int | None,
-                  sentences: Sequence[SentenceResult], index: LineIndex) -> str:
+                  sentences: Sequence[SentenceResult], index: LineIndex,
+                  contexts: Mapping[str, str] | None = None) -> str:
     line, col = index.position(max(0, min(f.start, len(result.text))))
     sent_text = result.text[f.start:f.end]
     if sentence is not None:
@@ -355,13 +364,15 @@ def _finding_card(d: int, k: int, result: DraftResult, f: Finding, sentence: int
     if ev is not None:
         label = {"contradiction": "contradicting", "entailment": "supporting"}.get(f.label or "", "closest")
         quote = str(f.data.get("evidence_quote", "")) if isinstance(f.data, Mapping) else ""
-        out.append(f'<div class="evidence"><span class="src">{label} evidence \u00b7 {_e(ev.source)}</span>'
+        where = _evidence_where(ev.source, ev.start, contexts)
+        out.append(f'<div class="evidence"><span class="src">{label} evidence \u00b7 {_e(where)}</span>'
                    f"{_mark_quote(ev.text, quote)}</div>")
     out.append("</li>")
     return "".join(out)
 
 
-def _draft_section(d: int, result: DraftResult) -> tuple[str, dict[str, Any]]:
+def _draft_section(d: int, result: DraftResult, contexts: Mapping[str, str] | None = None
+                   ) -> tuple[str, dict[str, Any]]:
     sentences = sorted(result.sentences, key=lambda s: (s.start, s.end))
     by_sentence: dict[int, list[Finding]] = {}
     mapped: list[tuple[Finding, int | None]] = []
@@ -389,7 +400,7 @@ def _draft_section(d: int, result: DraftResult) -> tuple[str, dict[str, Any]]:
                "see its verdict and evidence.</span></div>")
     if mapped:
         out.append(f'<ol class="findings" id="d{d}-findings">')
-        out.extend(_finding_card(d, k, result, f, i, sentences, index) for k, (f, i) in enumerate(mapped))
+        out.extend(_finding_card(d, k, result, f, i, sentences, index, contexts) for k, (f, i) in enumerate(mapped))
         out.append("</ol>")
     elif sentences:
         out.append('<div class="empty">No findings: every checked sentence is supported.</div>')
@@ -413,13 +424,14 @@ def _draft_section(d: int, result: DraftResult) -> tuple[str, dict[str, Any]]:
 
 def render_html(results: Sequence[DraftResult], *, contexts: Mapping[str, str] | None = None,
                 title: str = "faithlint report") -> str:
-    """A complete HTML document for ``results`` (``contexts`` is accepted for symmetry and unused)."""
+    """A complete HTML document for ``results``; ``contexts`` (source -> the context file's text, which
+    evidence offsets index) adds the evidence's line to its label."""
     from faithlint import __version__
 
     results = list(results)
     sections, data = [], []
     for d, r in enumerate(results):
-        section, payload = _draft_section(d, r)
+        section, payload = _draft_section(d, r, contexts)
         sections.append(section)
         data.append(payload)
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")

@@ -7,6 +7,7 @@ from them by :mod:`faithlint.positions`.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,12 +29,60 @@ class Evidence:
         return {"source": self.source, "start": self.start, "end": self.end, "text": self.text}
 
 
+@dataclass(frozen=True)
+class SourceMap:
+    """Where each piece of a derived text (verbalised JSON, YAML or CSV) came from in its source file.
+
+    ``segments`` are ``(start, end, src_start, src_end)`` code-point ranges, sorted by ``start`` and not
+    overlapping: text ``[start, end)`` was written from source ``[src_start, src_end)``. Text between
+    segments (spaces, paragraph breaks) belongs to no source range.
+    """
+
+    source_text: str
+    segments: tuple[tuple[int, int, int, int], ...]
+
+    def to_source(self, start: int, end: int) -> tuple[int, int]:
+        """The smallest source range covering every segment that ``[start, end)`` touches; a range that
+        touches none collapses to the end of the source range of the segment just before it."""
+        segs = self.segments
+        if not segs:
+            return (0, 0)
+        stop = end if end > start else start + 1  # an empty range is the point at ``start``
+        i = max(bisect_right(segs, (start, float("inf"))) - 1, 0)  # the last segment starting at or before start
+        lo: int | None = None
+        hi = 0
+        while i < len(segs) and segs[i][0] < stop:
+            if segs[i][1] > start:
+                lo = segs[i][2] if lo is None else min(lo, segs[i][2])
+                hi = max(hi, segs[i][3])
+            i += 1
+        if lo is not None:
+            return (lo, hi if end > start else lo)
+        j = bisect_right(segs, (start, float("inf"))) - 1
+        at = segs[j][3] if j >= 0 else segs[0][2]
+        return (at, at)
+
+
 @dataclass
 class ContextDoc:
-    """One context document: ``source`` is its path (or an id in batch mode)."""
+    """One context document: ``source`` is its path (or an id in batch mode).
+
+    ``text`` is what the checker reads. For structured files (JSON, YAML, CSV) it is a verbalisation
+    and ``offsets`` maps its ranges back into the file (``None``: ``text`` is the file itself).
+    """
 
     source: str
     text: str
+    offsets: SourceMap | None = None
+
+    def to_source(self, start: int, end: int) -> tuple[int, int]:
+        """``[start, end)`` of :attr:`text` as a range of the source file."""
+        return (start, end) if self.offsets is None else self.offsets.to_source(start, end)
+
+    @property
+    def source_text(self) -> str:
+        """The text of the source file, which :meth:`to_source` ranges index."""
+        return self.text if self.offsets is None else self.offsets.source_text
 
 
 @dataclass

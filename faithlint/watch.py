@@ -458,7 +458,7 @@ class Watcher:
         if st.result is not None:
             wanted["json"] = render([st.result], "json")
             wanted["sarif"] = render([st.result], "sarif", contexts=st.contexts) if self.opts.sarif else None
-            wanted["html"] = (render([st.result], "html") if self.opts.html else None)
+            wanted["html"] = (render([st.result], "html", contexts=st.contexts) if self.opts.html else None)
         else:
             import json
 
@@ -568,8 +568,10 @@ class Watcher:
         except Exception as exc:  # noqa: BLE001 - a bug on one draft must not stop the watcher
             self._fail(st, f"{st.display}: internal error while checking: {type(exc).__name__}: {exc}")
             return False
-        st.result, st.signature, st.error = result, sig, None
-        st.contexts = {d.source: d.text for d in prep.context}
+        from faithlint.context import evidence_in_source, source_texts
+
+        st.result, st.signature, st.error = evidence_in_source(result, prep.context), sig, None
+        st.contexts = source_texts(prep.context)  # evidence ranges index the context files (JSON/YAML/CSV too)
         st.checks += 1
         st.checked_at = time.time()
         self.checks += 1

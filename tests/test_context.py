@@ -1,4 +1,4 @@
-"""Reading files safely: every error is one line naming the file; JSON context becomes key: value lines."""
+"""Reading files safely: every error is one line naming the file; JSON context is verbalised (test_structured)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_load_files_and_json(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text('{"team": {"name": "Ajax"}}')
     (tmp_path / "c.rst").write_text("Other text.")
     docs = load_context([tmp_path / "a.txt", tmp_path / "b.json", tmp_path / "c.rst"], LIMIT)
-    assert [d.text for d in docs] == ["Alpha.", "team.name: Ajax\n", "Other text."]
+    assert [d.text for d in docs] == ["Alpha.", "The team is Ajax.", "Other text."]  # JSON is verbalised
     assert docs[0].source == str(tmp_path / "a.txt")
 
 
@@ -161,7 +161,7 @@ def test_folder_expansion_sorted_recursive_skips_hidden(tmp_path: Path) -> None:
     docs = load_context([root], LIMIT)
     assert [Path(d.source).relative_to(root).as_posix() for d in docs] == ["a.txt", "b.md", "sub/c.markdown",
                                                                            "sub/d.JSON"]
-    assert docs[-1].text == "1\n"
+    assert docs[-1].text == "1"
 
 
 def test_empty_folder_is_an_error(tmp_path: Path) -> None:

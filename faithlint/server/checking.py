@@ -210,6 +210,7 @@ class Outcome:
     context_paths: list[Path] = field(default_factory=list)  # as resolved (files or folders)
     context_files: dict[str, Path] = field(default_factory=dict)  # ContextDoc.source -> absolute file
     context_texts: dict[str, str] = field(default_factory=dict)  # ContextDoc.source -> text (evidence ranges)
+    context_docs: dict[str, ContextDoc] = field(default_factory=dict)  # ContextDoc.source -> doc (to_source)
     config_path: Path | None = None
     elapsed: float = 0.0
     partial: bool = False  # only the first sentences of the draft; the whole follows
@@ -290,6 +291,7 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
                 out.context_files[doc.source] = _absolute(Path(doc.source) if Path(doc.source).is_absolute()
                                                           else Path.cwd() / doc.source)
                 out.context_texts[doc.source] = doc.text
+                out.context_docs[doc.source] = doc
                 docs.append(doc)
     if not docs:
         return out

@@ -71,11 +71,12 @@ def evidence_location(outcome: Outcome, source: str, start: int, end: int, codec
     path = outcome.context_files.get(source)
     if path is None:
         return None
-    text = outcome.context_texts.get(source)
-    if text is None or path.suffix.lower() == ".json":  # flattened JSON: offsets are not file positions
+    doc = outcome.context_docs.get(source)
+    if doc is None:
         rng = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
-    else:
-        rng = indexes.get(source, text, codec).range(start, end)
+    else:  # verbalised JSON/YAML/CSV: the range of the values the evidence was written from
+        start, end = doc.to_source(start, end)
+        rng = indexes.get(source, doc.source_text, codec).range(start, end)
     return types.Location(uri=from_fs_path(str(path)) or path.as_uri(), range=rng)
 
 

@@ -18,8 +18,9 @@ def _link(state: DocState, ev: Evidence) -> str:
     outcome = state.outcome
     path: Path | None = outcome.context_files.get(ev.source) if outcome else None
     line = 1
-    if outcome is not None and ev.source in outcome.context_texts and path is not None and path.suffix != ".json":
-        line = DocumentIndex(outcome.context_texts[ev.source]).lines.position(ev.start)[0] + 1
+    doc = outcome.context_docs.get(ev.source) if outcome is not None else None
+    if doc is not None and path is not None:  # JSON/YAML/CSV: the line of the value the evidence came from
+        line = DocumentIndex(doc.source_text).lines.position(doc.to_source(ev.start, ev.end)[0])[0] + 1
     label = f"{ev.source}:{line}"
     if path is None:
         return label

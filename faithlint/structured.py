@@ -1,0 +1,484 @@
+"""Structured context (JSON, YAML, CSV) written out as plain English sentences, with offsets back to the file.
+
+NLI checkers read prose: ``{"name": "Luigi's", "rating": 4.5, "opens": "11:00", "days": ["Tue", "Wed"]}``
+becomes "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed." A record's
+``name``/``title``/``id`` field is its subject (else the key path); nested objects become sentences about
+the nested entity; every record of a list gets its own paragraph (blank-line separated, so no sentence
+crosses records); scalar lists are joined with commas and "and". Each piece of the text records the
+character range of the JSON value (YAML node, CSV cell) it was written from, in a
+:class:`~faithlint.types.SourceMap`, so evidence shown to users points into the real file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from faithlint.errors import InputError
+from faithlint.types import ContextDoc, SourceMap
+
+STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
+NAME_KEYS = ("name", "title", "full_name", "fullname", "display_name", "label", "id")
+# keys that read as a verb phrase about the subject ("opens": "11:00" -> "It opens at 11:00.")
+VERB_KEYS = {
+    "opens": "opens at", "opens_at": "opens at", "opening_time": "opens at",
+    "closes": "closes at", "closes_at": "closes at", "closing_time": "closes at",
+    "starts": "starts at", "starts_at": "starts at", "ends": "ends at", "ends_at": "ends at",
+    "founded": "was founded in", "founded_in": "was founded in", "established": "was established in",
+    "born": "was born in", "located_in": "is located in", "based_in": "is based in",
+    "serves": "serves", "offers": "offers", "sells": "sells", "employs": "employs", "makes": "makes",
+}
+
+Src = tuple[int, int]
+
+
+@dataclass
+class Node:
+    """A parsed value with its source range: ``kind`` is ``map`` (``items``: (key, key range, node)),
+    ``list`` (``items``: nodes) or ``scalar`` (``value`` and its display ``text``)."""
+
+    kind: str
+    start: int
+    end: int
+    value: Any = None
+    text: str = ""
+    items: list[Any] = field(default_factory=list)
+
+    @property
+    def src(self) -> Src:
+        return (self.start, self.end)
+
+
+# --- parsers with positions --------------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _json_node(s: str, i: int) -> tuple[Node, int]:
+    i = _WS.match(s, i).end()  # type: ignore[union-attr]
+    c = s[i]
+    if c == "{":
+        node = Node("map", i, i)
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        members: dict[str, tuple[str, Src, Node]] = {}
+        while s[i] != "}":
+            key_start = i
+            key, kend = json.decoder.scanstring(s, i + 1)  # type: ignore[attr-defined]
+            colon = _WS.match(s, kend).end()  # type: ignore[union-attr]
+            child, i = _json_node(s, colon + 1)
+            members.pop(key, None)  # the last duplicate wins, as in json.loads
+            members[key] = (key, (key_start, kend), child)
+            i = _WS.match(s, i).end()  # type: ignore[union-attr]
+            if s[i] == ",":
+                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        node.items, node.end = list(members.values()), i + 1
+        return node, i + 1
+    if c == "[":
+        node = Node("list", i, i)
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        while s[i] != "]":
+            child, i = _json_node(s, i)
+            node.items.append(child)
+            i = _WS.match(s, i).end()  # type: ignore[union-attr]
+            if s[i] == ",":
+                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        node.end = i + 1
+        return node, i + 1
+    value, end = _DECODER.raw_decode(s, i)
+    text = s[i:end] if isinstance(value, (int, float)) and not isinstance(value, bool) else _display(value)
+    return Node("scalar", i, end, value, text), end
+
+
+def parse_json(text: str, source: str) -> Node:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    return _json_node(text, 0)[0]
+
+
+def _yaml_scalar(node: Any) -> Any:
+    tag, raw = node.tag.rsplit(":", 1)[-1], node.value
+    try:
+        if tag == "int":
+            return int(raw.replace("_", ""), 0) if not raw.lstrip("+-").startswith("0") or raw == "0" else int(raw)
+        if tag == "float":
+            return float(raw.replace("_", ""))
+    except ValueError:
+        return raw
+    if tag == "bool":
+        return raw.lower() in ("true", "yes", "on", "y")
+    if tag == "null":
+        return None
+    return raw
+
+
+def _yaml_node(node: Any) -> Node:
+    start, end = node.start_mark.index, node.end_mark.index
+    kind = type(node).__name__
+    if kind == "MappingNode":
+        members: dict[str, tuple[str, Src, Node]] = {}
+        for k, v in node.value:
+            key = str(k.value) if type(k).__name__ == "ScalarNode" else "key"
+            if key == "<<":
+                continue
+            members.pop(key, None)
+            members[key] = (key, (k.start_mark.index, k.end_mark.index), _yaml_node(v))
+        return Node("map", start, end, items=list(members.values()))
+    if kind == "SequenceNode":
+        return Node("list", start, end, items=[_yaml_node(v) for v in node.value])
+    value = _yaml_scalar(node)
+    text = node.value if isinstance(value, (int, float)) and not isinstance(value, bool) else _display(value)
+    return Node("scalar", start, end, value, text)
+
+
+def parse_yaml(text: str, source: str) -> Node:
+    import yaml
+
+    try:
+        docs = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(f"{source}: invalid YAML{where}: {problem}") from None
+    if not docs:
+        return Node("list", 0, len(text))
+    if len(docs) == 1:
+        return _yaml_node(docs[0])
+    return Node("list", 0, len(text), items=[_yaml_node(d) for d in docs])
+
+
+def _csv_rows(text: str, delim: str, source: str) -> list[list[tuple[str, int, int]]]:
+    """Rows of (cell, start, end); RFC 4180 quoting ("" inside quotes, newlines inside quoted cells)."""
+    plain = re.compile(f"[^{re.escape(delim)}\r\n]*")
+    rows: list[list[tuple[str, int, int]]] = []
+    i, n = 0, len(text)
+    while i < n:
+        row: list[tuple[str, int, int]] = []
+        while True:
+            if i < n and text[i] == '"':
+                j, buf = i + 1, []
+                while True:
+                    k = text.find('"', j)
+                    if k < 0:
+                        line = text.count("\n", 0, i) + 1
+                        raise InputError(f"{source}: invalid CSV at line {line}: a quoted field is never closed")
+                    buf.append(text[j:k])
+                    if text.startswith('""', k):
+                        buf.append('"')
+                        j = k + 2
+                        continue
+                    break
+                row.append(("".join(buf), i, k + 1))
+                i = k + 1
+                m = plain.match(text, i)
+                if m.group(0).strip():  # type: ignore[union-attr]
+                    line = text.count("\n", 0, i) + 1
+                    raise InputError(f"{source}: invalid CSV at line {line}: text after a closing quote")
+                i = m.end()  # type: ignore[union-attr]
+            else:
+                m = plain.match(text, i)
+                row.append((text[i:m.end()], i, m.end()))  # type: ignore[union-attr]
+                i = m.end()  # type: ignore[union-attr]
+            if i < n and text[i] == delim:
+                i += 1
+                continue
+            i += 2 if text.startswith("\r\n", i) else 1
+            break
+        if any(cell.strip() for cell, _, _ in row):
+            rows.append(row)
+    return rows
+
+
+def parse_csv(text: str, source: str, delim: str = ",") -> Node:
+    first = text.split("\n", 1)[0]
+    if delim == "," and "," not in first and ";" in first:
+        delim = ";"
+    rows = _csv_rows(text, delim, source)
+    if len(rows) < 2:
+        raise InputError(f"{source}: CSV needs a header row and at least one data row")
+    header = [(cell.strip() or f"column {c + 1}", (a, b)) for c, (cell, a, b) in enumerate(rows[0])]
+    records = []
+    for row in rows[1:]:
+        items = []
+        for (key, key_src), (cell, a, b) in zip(header, row):
+            if cell.strip():
+                items.append((key, key_src, Node("scalar", a, b, cell, _display(cell))))
+        records.append(Node("map", row[0][1], row[-1][2], items=items))
+    return Node("list", rows[1][0][1], rows[-1][-1][2], "row", items=records)
+
+
+# --- verbalisation -----------------------------------------------------------------------------------
+
+def _display(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return " ".join(str(value).split())
+
+
+def _words(key: str) -> str:
+    """``priceRange``/``price_range``/``price-range`` -> "price range" (acronyms kept)."""
+    key = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key)
+    parts = [p for p in re.split(r"[\s_.\-]+", key) if p]
+    return " ".join(p if p.isupper() and len(p) > 1 else p.lower() for p in parts) or "value"
+
+
+def _singular(words: str) -> str:
+    if words.endswith("ies") and len(words) > 4:
+        return words[:-3] + "y"
+    if words.endswith(("sses", "shes", "ches", "xes")):
+        return words[:-2]
+    if words.endswith("s") and not words.endswith("ss") and len(words) > 3:
+        return words[:-1]
+    return words
+
+
+def _is_prose(text: str) -> bool:
+    return bool(re.search(r"[.!?]\s", text)) or len(text.split()) > 12
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.pos = 0
+        self.segs: list[tuple[int, int, int, int]] = []
+        self.paragraph_break = False  # a blank line goes before the next text (never at the start)
+
+    def put(self, text: str, src: Src | None = None) -> None:
+        if not text:
+            return
+        if self.paragraph_break:
+            self.paragraph_break = False
+            if self.pos:
+                self.parts.append("\n\n")
+                self.pos += 2
+        if src is not None:
+            last = self.segs[-1] if self.segs else None
+            if last is not None and last[1] == self.pos and (last[2], last[3]) == src:
+                self.segs[-1] = (last[0], self.pos + len(text), *src)
+            else:
+                self.segs.append((self.pos, self.pos + len(text), *src))
+        self.parts.append(text)
+        self.pos += len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+Pieces = list[tuple[str, "Src | None"]]
+
+
+@dataclass
+class _Subject:
+    text: str  # "Luigi's", "The address of Luigi's", or "" (no subject: "The rating is ...")
+    src: Src | None
+
+
+class Verbaliser:
+    """Writes a :class:`Node` tree as paragraphs of sentences into a text with a source map."""
+
+    def __init__(self) -> None:
+        self.w = _Writer()
+
+    def run(self, root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
+        self._top(root)
+        return self.w.text(), tuple(self.w.segs)
+
+    def _new_paragraph(self) -> None:
+        self.w.paragraph_break = True
+
+    def _top(self, node: Node, noun: str = "item") -> None:
+        if node.kind == "list" and isinstance(node.value, str):
+            noun = node.value  # "row" for CSV
+        if node.kind == "map":
+            self._record(node, None, noun, 0)
+        elif node.kind == "list":
+            for i, item in enumerate(node.items):
+                self._top(item, noun) if item.kind != "map" else self._record(item, None, noun, i + 1)
+        elif node.value is not None and node.text:
+            self._new_paragraph()
+            self.w.put(node.text, node.src)
+
+    @staticmethod
+    def _name(node: Node) -> tuple[str, Node] | None:
+        by_key = {k.lower(): (k, child) for k, _, child in node.items}
+        for key in NAME_KEYS:
+            hit = by_key.get(key)
+            if hit and hit[1].kind == "scalar" and hit[1].text:
+                return hit[0], hit[1]
+        return None
+
+    def _subject(self, node: Node, parent: _Subject | None, noun: str, index: int) -> tuple[_Subject, str | None]:
+        named = self._name(node)
+        if named is not None:
+            key, child = named
+            text = child.text
+            if isinstance(child.value, (int, float)) and not isinstance(child.value, bool):
+                text = f"{_singular(noun).capitalize()} {child.text}"
+            return _Subject(text, child.src), key
+        if index:
+            base = f"{_singular(noun).capitalize()} {index}"
+            return _Subject(f"{base} of {parent.text}" if parent and parent.text else base, node.src), None
+        return _Subject("", None), None
+
+    def _record(self, node: Node, parent: _Subject | None, noun: str, index: int) -> None:
+        """One paragraph for a record; its lists of records follow as paragraphs of their own."""
+        self._new_paragraph()
+        subject, skip = self._subject(node, parent, noun, index)
+        deferred: list[tuple[Node, _Subject, str, int]] = []
+        before = self.w.pos
+        self._members(node, subject, skip, [True], deferred)
+        if self.w.pos == before and skip is not None:  # a record with nothing but its name
+            self.w.put(subject.text + ".", subject.src)
+        if index and parent is not None and parent.text and skip is not None:
+            self.w.put(" ")
+            self.w.put(f"It is one of the {_words(noun)} of {parent.text}.", parent.src)
+        for child, subj, child_noun, i in deferred:
+            self._record(child, subj, child_noun, i)
+
+    def _members(self, node: Node, subject: _Subject, skip: str | None, first: list[bool],
+                 deferred: list[tuple[Node, _Subject, str, int]]) -> None:
+        nested: list[tuple[Node, _Subject, str | None]] = []  # after the record's own sentences
+        for key, key_src, child in node.items:
+            if key == skip:
+                continue
+            words = _words(key)
+            if child.kind == "map" and child.items:
+                named = self._name(child)
+                if named is not None:
+                    self._sentence(subject, first, [(f" is {named[1].text}", child.src)], words, key_src, "Its")
+                    nested.append((child, _Subject(named[1].text, named[1].src), named[0]))
+                else:
+                    owner = subject.text[:1].lower() + subject.text[1:] if subject.text.startswith("The ") \
+                        else subject.text
+                    nested.append((child, _Subject(f"The {words} of {owner}" if owner else f"The {words}", key_src),
+                                   None))
+                continue
+            if child.kind == "list":
+                scalars = [x for x in _flat(child) if x.kind == "scalar" and x.value is not None and x.text]
+                records = [x for x in _flat(child) if x.kind == "map"]
+                if scalars or not records:
+                    self._list_sentence(subject, first, key, words, key_src, child, scalars)
+                if records:
+                    names = [self._name(r) for r in records]
+                    if all(names):
+                        pieces: Pieces = [(" are " if len(records) > 1 else " is ", key_src)]
+                        pieces += _joined([n[1] for n in names if n], child.src)
+                        self._sentence(subject, first, pieces, words, key_src, "Its")
+                    else:
+                        self._sentence(subject, first, [(f" has {len(records)} {words}", child.src)], "",
+                                       key_src, "It")
+                    owner = subject if subject.text else _Subject("", None)
+                    deferred += [(r, owner, key, i + 1) for i, r in enumerate(records)]
+                continue
+            self._scalar_sentence(subject, first, key, words, key_src, child)
+        for child, inner, inner_skip in nested:
+            self._members(child, inner, inner_skip, [True], deferred)
+
+    def _sentence(self, subject: _Subject, first: list[bool], pieces: Pieces, words: str, key_src: Src,
+                  lead: str) -> None:
+        """``[Subject: ]its <words><pieces>.`` (lead "Its"; "The" without a subject) or ``It<pieces>.``."""
+        w = self.w
+        if w.pos and not w.paragraph_break:
+            w.put(" ")
+        if first[0]:
+            if subject.text:
+                w.put(subject.text + ": ", subject.src)
+                lead = lead.lower()
+            first[0] = False
+        if not subject.text and lead == "Its":
+            lead = "The"
+        w.put(f"{lead} {words}" if words else lead, key_src)
+        for text, src in pieces:
+            w.put(text, src)
+        if not pieces[-1][0].rstrip().endswith((".", "!", "?")):
+            w.put(".", pieces[-1][1] or key_src)
+
+    def _scalar_sentence(self, subject: _Subject, first: list[bool], key: str, words: str, key_src: Src,
+                         child: Node) -> None:
+        low = key.lower()
+        value, text = child.value, child.text
+        if value is None or text == "":
+            self._sentence(subject, first, [(" is not given", child.src)], words, key_src, "Its")
+        elif isinstance(value, bool) and low.startswith(("is_", "has_", "can_")):
+            verb, rest = low.split("_", 1)
+            neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
+            self._sentence(subject, first, [(f" {verb if value else neg} {_words(rest)}", child.src)], "",
+                           key_src, "It")
+        elif isinstance(value, bool):
+            self._sentence(subject, first, [(": " + text, child.src)], words, key_src, "Its")
+        elif low in VERB_KEYS:
+            self._sentence(subject, first, [(f" {VERB_KEYS[low]} ", key_src), (text, child.src)], "", key_src, "It")
+        elif isinstance(value, str) and _is_prose(text):
+            self._sentence(subject, first, [(": ", key_src), (text, child.src)], words, key_src, "Its")
+        else:
+            self._sentence(subject, first, [(" is ", key_src), (text, child.src)], words, key_src, "Its")
+
+    def _list_sentence(self, subject: _Subject, first: list[bool], key: str, words: str, key_src: Src,
+                       child: Node, scalars: list[Node]) -> None:
+        low = key.lower()
+        if not scalars:
+            self._sentence(subject, first, [(f" has no {words}", child.src)], "", key_src, "It")
+        elif low in VERB_KEYS:
+            verb_phrase = f" {VERB_KEYS[low].split(' ')[0]} "  # "serves", "opens" (no "at" before a list)
+            self._sentence(subject, first, [(verb_phrase, key_src), *_joined(scalars, child.src)], "", key_src, "It")
+        else:
+            verb = " are " if len(scalars) > 1 or words.endswith("s") else " is "
+            self._sentence(subject, first, [(verb, key_src), *_joined(scalars, child.src)], words, key_src, "Its")
+
+
+def _flat(node: Node) -> list[Node]:
+    out: list[Node] = []
+    for item in node.items:
+        out.extend(_flat(item) if item.kind == "list" else [item])
+    return out
+
+
+def _joined(nodes: list[Node], container: Src) -> Pieces:
+    """``a``, ``a and b``, ``a, b and c``: each item mapped to its own source range, the joints to the list's."""
+    out: Pieces = []
+    for i, n in enumerate(nodes):
+        if i:
+            out.append((" and " if i == len(nodes) - 1 else ", ", container))
+        out.append((n.text, n.src))
+    return out
+
+
+def verbalise(root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
+    """Plain-English text for ``root`` and its segments (see :class:`~faithlint.types.SourceMap`)."""
+    return Verbaliser().run(root)
+
+
+def parse_structured(text: str, source: str, suffix: str) -> Node:
+    suffix = suffix.lower()
+    if suffix == ".json":
+        return parse_json(text, source)
+    if suffix in (".yaml", ".yml"):
+        return parse_yaml(text, source)
+    if suffix in (".csv", ".tsv"):
+        return parse_csv(text, source, "\t" if suffix == ".tsv" else ",")
+    raise ValueError(f"not a structured format: {suffix}")
+
+
+def structured_doc(source: str, text: str, suffix: str) -> ContextDoc:
+    """A context document whose ``text`` verbalises the structured ``text`` (offsets into ``text``)."""
+    out, segs = verbalise(parse_structured(text, source, suffix))
+    return ContextDoc(source=source, text=out, offsets=SourceMap(text, segs))
+
+
+def context_from_string(source: str, text: str) -> ContextDoc:
+    """Batch-mode context: a string that parses as a JSON object or array is verbalised; others are prose."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+        try:
+            json.loads(stripped)
+        except (json.JSONDecodeError, RecursionError):
+            return ContextDoc(source, text)
+        return structured_doc(source, text, ".json")
+    return ContextDoc(source, text)

@@ -1,0 +1,275 @@
+"""Structured context: JSON/YAML/CSV records verbalised into sentences, with offsets back into the file."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from faithlint.context import evidence_in_source, load_context, source_texts
+from faithlint.errors import InputError
+from faithlint.structured import context_from_string, structured_doc
+from faithlint.types import ContextDoc, DraftResult, Evidence, Finding, SentenceResult, SourceMap
+
+LIMIT = 2_000_000
+RESTAURANTS = [
+    {"name": "Luigi's", "rating": 4.5, "opens": "11:00", "days": ["Tue", "Wed"],
+     "address": {"street": "Via Roma 5", "city": "Turin"}, "chef": {"name": "Mario", "age": 52},
+     "dishes": [{"name": "Margherita", "price": 9}, {"name": "Carbonara", "price": 12.5}]},
+    {"name": "Chez Anne", "rating": 3, "is_open": False, "tags": [], "notes": None,
+     "reviews": [{"stars": 5, "text": "Lovely"}, {"stars": 2}]},
+]
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Character ranges of the sentences of a verbalisation (they end with '.' before a space or a break)."""
+    return [(m.start(), m.end()) for m in re.finditer(r"\S.*?[.!?](?=\s|$)", text, re.S)]
+
+
+def json_doc(obj: object, tmp_path: Path, name: str = "data.json") -> tuple[ContextDoc, str]:
+    raw = json.dumps(obj, indent=2, ensure_ascii=False)
+    (tmp_path / name).write_text(raw, encoding="utf-8")
+    return load_context([tmp_path / name], LIMIT)[0], raw
+
+
+# --- verbalisation --------------------------------------------------------------------------------
+
+def test_the_example_from_the_issue() -> None:
+    raw = '{"name": "Luigi\'s", "rating": 4.5, "opens": "11:00", "days": ["Tue", "Wed"]}'
+    doc = structured_doc("r.json", raw, ".json")
+    assert doc.text == "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed."
+    assert doc.source_text == raw
+
+
+def test_nested_records_and_lists_of_records(tmp_path: Path) -> None:
+    doc, _ = json_doc(RESTAURANTS, tmp_path)
+    paragraphs = doc.text.split("\n\n")
+    assert paragraphs == [
+        "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed. Its chef is Mario. "
+        "Its dishes are Margherita and Carbonara. The address of Luigi's: its street is Via Roma 5. "
+        "Its city is Turin. Mario: its age is 52.",
+        "Margherita: its price is 9. It is one of the dishes of Luigi's.",
+        "Carbonara: its price is 12.5. It is one of the dishes of Luigi's.",
+        "Chez Anne: its rating is 3. It is not open. It has no tags. Its notes is not given. It has 2 reviews.",
+        "Review 1 of Chez Anne: its stars is 5. Its text is Lovely.",
+        "Review 2 of Chez Anne: its stars is 2.",
+    ]
+
+
+def test_subjects_without_a_name_use_the_key_path() -> None:
+    doc = structured_doc("x.json", '{"revenue": 12500000, "hq": {"city": "Oslo", "geo": {"lat": 59.9}}}', ".json")
+    assert doc.text == "The revenue is 12500000. The hq: its city is Oslo. The geo of the hq: its lat is 59.9."
+    records = structured_doc("x.json", '[{"id": 7, "city": "Paris"}, {"city": "Rome"}]', ".json")
+    assert records.text == "Item 7: its city is Paris.\n\nItem 2: its city is Rome."
+
+
+def test_scalar_lists_verbs_booleans_and_prose() -> None:
+    doc = structured_doc("x.json", json.dumps({
+        "title": "Q3 report", "authors": ["Ann", "Bo", "Cy"], "serves": ["pizza", "pasta"], "has_parking": True,
+        "vegan": False, "summary": "Sales rose. Costs fell.", "grid": [[1, 2], [3]]}), ".json")
+    assert doc.text == ("Q3 report: its authors are Ann, Bo and Cy. It serves pizza and pasta. It has parking. "
+                        "Its vegan: no. Its summary: Sales rose. Costs fell. Its grid are 1, 2 and 3.")
+
+
+def test_top_level_scalars_and_empty_documents() -> None:
+    assert structured_doc("x.json", '"just prose."', ".json").text == "just prose."
+    assert structured_doc("x.json", '["one", 2]', ".json").text == "one\n\n2"
+    assert structured_doc("x.json", "[]", ".json").text == ""
+    assert structured_doc("x.json", '[{}, {"name": "Solo"}]', ".json").text == "Solo."
+
+
+def test_sentences_never_cross_records(tmp_path: Path) -> None:
+    doc, raw = json_doc(RESTAURANTS, tmp_path)
+    record_ranges = [(m.start(), m.end()) for m in _top_level_objects(raw)]
+    for a, b in sentences(doc.text):
+        assert "\n" not in doc.text[a:b]
+        lo, hi = doc.to_source(a, b)
+        assert any(ra <= lo and hi <= rb for ra, rb in record_ranges), doc.text[a:b]
+
+
+def _top_level_objects(raw: str) -> list[re.Match[str]]:
+    """The two records of RESTAURANTS as printed with indent=2 (they start at two-space indentation)."""
+    return list(re.finditer(r"(?ms)^  \{.*?^  \}", raw))
+
+
+def test_yaml_reads_like_json() -> None:
+    raw = ("name: Luigi's\nrating: 4.5\nopens: '11:00'\ndays:\n  - Tue\n  - Wed\nopen_late: no\n"
+           "address:\n  city: Turin\n")
+    doc = structured_doc("r.yaml", raw, ".yaml")
+    assert doc.text == ("Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed. Its open late: no. "
+                        "The address of Luigi's: its city is Turin.")
+    i = doc.text.index("4.5")
+    assert raw[slice(*doc.to_source(i, i + 3))] == "4.5"
+    i = doc.text.index("11:00")
+    assert raw[slice(*doc.to_source(i, i + 5))] == "'11:00'"
+    multi = structured_doc("r.yml", "name: A\n---\nname: B\nsize: 2\n", ".yml")
+    assert multi.text == "A.\n\nB: its size is 2."
+
+
+def test_csv_rows_become_paragraphs_with_cell_offsets() -> None:
+    raw = 'name,rating,city\r\nLuigi\'s,4.5,"Turin, Italy"\r\n"Bob ""B""",3,\r\n\r\n,2,Rome\r\n'
+    doc = structured_doc("r.csv", raw, ".csv")
+    assert doc.text == ("Luigi's: its rating is 4.5. Its city is Turin, Italy.\n\nBob \"B\": its rating is 3."
+                        "\n\nRow 3: its rating is 2. Its city is Rome.")
+    i = doc.text.index("Turin, Italy")
+    assert raw[slice(*doc.to_source(i, i + len("Turin, Italy")))] == '"Turin, Italy"'
+    i = doc.text.index('Bob "B"')
+    assert raw[slice(*doc.to_source(i, i + 7))] == '"Bob ""B"""'
+    tsv = structured_doc("r.tsv", "a\tb\n1\t2\n", ".tsv")
+    assert tsv.text == "Row 1: its a is 1. Its b is 2."
+    semi = structured_doc("r.csv", "city;size\nOslo;3\n", ".csv")
+    assert semi.text == "Row 1: its city is Oslo. Its size is 3."
+
+
+# --- offset map -----------------------------------------------------------------------------------
+
+def test_every_value_maps_to_its_own_json_token(tmp_path: Path) -> None:
+    doc, raw = json_doc(RESTAURANTS, tmp_path)
+    checked = 0
+    for seg_start, seg_end, src_start, src_end in doc.offsets.segments:  # type: ignore[union-attr]
+        piece = doc.text[seg_start:seg_end].rstrip(".: ")
+        value = json.loads(raw[src_start:src_end])  # every source range is one whole JSON value or key
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool) and piece == str(value):
+            checked += 1
+    assert checked >= 15
+
+
+def test_every_sentence_maps_inside_the_member_it_came_from(tmp_path: Path) -> None:
+    doc, raw = json_doc({"rating": 4.5, "days": ["Tue", "Wed"], "opens": "11:00", "chef": {"name": "Mario"}},
+                        tmp_path)
+    for a, b in sentences(doc.text):
+        lo, hi = doc.to_source(a, b)
+        member = json.loads("{" + raw[lo:hi] + "}")  # the range is exactly one "key": value member
+        assert len(member) == 1
+        key = next(iter(member))
+        assert json.loads(raw)[key] == member[key]
+
+
+def test_evidence_ranges_round_trip_through_windows(tmp_path: Path) -> None:
+    from faithlint.sentences import Span
+    from faithlint.windows import build_windows
+
+    doc, raw = json_doc(RESTAURANTS, tmp_path)
+    spans = [Span(a, b) for a, b in sentences(doc.text)]
+    windows = build_windows(doc.source, doc.text, spans, [len(doc.text[s.start:s.end].split()) for s in spans],
+                            40, 8)
+    assert len(windows) > 1
+    for w in windows:
+        lo, hi = doc.to_source(w.start, w.end)
+        assert 0 <= lo < hi <= len(raw)
+        for a, b in sentences(doc.text[w.start:w.end]):  # each sentence of the window lies inside its range
+            s_lo, s_hi = doc.to_source(w.start + a, w.start + b)
+            assert lo <= s_lo and s_hi <= hi
+
+
+def test_source_map_gaps_points_and_identity() -> None:
+    smap = SourceMap("0123456789", ((0, 4, 2, 3), (5, 9, 6, 9)))
+    assert smap.to_source(0, 9) == (2, 9)
+    assert smap.to_source(4, 5) == (3, 3)  # a gap collapses after the segment before it
+    assert smap.to_source(6, 6) == (6, 6)  # an empty range is a point
+    assert smap.to_source(9, 12) == (9, 9)
+    assert SourceMap("", ()).to_source(0, 3) == (0, 0)
+    plain = ContextDoc("a.md", "Some text.")
+    assert plain.to_source(2, 7) == (2, 7) and plain.source_text == "Some text."
+
+
+# --- loading, errors, batch strings -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "content", "expected"), [
+    ("bad.json", '{\n  "a": 1,\n  "b": }\n', "invalid JSON at line 3, column 8"),
+    ("bad.yaml", "a: [1, 2\nb: 3\n", "invalid YAML at line"),
+    ("bad.yml", "a: b: c\n", "invalid YAML at line 1"),
+    ("bad.csv", 'name,city\n"Luigi,Turin\n', "invalid CSV at line 2: a quoted field is never closed"),
+    ("header.csv", "name,city\n", "CSV needs a header row and at least one data row"),
+])
+def test_malformed_structured_context_is_one_line_naming_the_file(tmp_path: Path, name: str, content: str,
+                                                                 expected: str) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(InputError) as info:
+        load_context([path], LIMIT)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: ") and expected in message
+
+
+def test_folders_pick_up_yaml_and_csv(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("name: A\n")
+    (tmp_path / "b.csv").write_text("name\nB\n")
+    (tmp_path / "c.txt").write_text("C.")
+    assert [d.text for d in load_context([tmp_path], LIMIT)] == ["A.", "B.", "C."]
+
+
+def test_batch_context_strings_that_are_json_are_verbalised() -> None:
+    raw = '  {"name": "Luigi\'s", "rating": 4.5}\n'
+    doc = context_from_string("q1#context[0]", raw)
+    assert doc.text == "Luigi's: its rating is 4.5."
+    i = doc.text.index("4.5")
+    assert raw[slice(*doc.to_source(i, i + 3))] == "4.5"
+    for prose in ("The rating is 4.5.", "[not json", "{broken: 1}", "[1, 2] and more"):
+        doc = context_from_string("q1#context[0]", prose)
+        assert doc.text == prose and doc.offsets is None
+
+
+def test_batch_mode_reads_json_context_strings(tmp_path: Path) -> None:
+    from faithlint.cli import _read_pairs
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"id": "a", "text": "It is rated 4.5.",
+                                 "context": ['{"name": "Luigi\'s", "rating": 4.5}', "Plain words."]}) + "\n")
+    item = next(_read_pairs(pairs, LIMIT))
+    assert [d.text for d in item["context"]] == ["Luigi's: its rating is 4.5.", "Plain words."]
+
+
+# --- evidence shown to users points into the file ---------------------------------------------------
+
+def _result_with_evidence(doc: ContextDoc, start: int, end: int) -> DraftResult:
+    ev = Evidence(doc.source, start, end, doc.text[start:end])
+    sent = SentenceResult(0, 10, "It is 4.5.", "entailment", {"entailment": 1.0}, 1.0, 5, ev, [ev])
+    finding = Finding("FL200", "warning", "m", 0, 10, evidence=ev)
+    return DraftResult(text="It is 4.5.", path="d.md", sentences=[sent], findings=[finding])
+
+
+def test_evidence_in_source_moves_ranges_and_leaves_the_result_alone(tmp_path: Path) -> None:
+    doc, raw = json_doc({"name": "Luigi's", "rating": 4.5}, tmp_path)
+    a = doc.text.index("its rating")
+    result = _result_with_evidence(doc, a, len(doc.text))
+    mapped = evidence_in_source(result, [doc])
+    for ev in (mapped.sentences[0].evidence, mapped.sentences[0].windows[0], mapped.findings[0].evidence):
+        assert ev is not None and raw[ev.start:ev.end] == '"rating": 4.5'
+        assert ev.text == "its rating is 4.5."
+    assert result.findings[0].evidence.start == a  # type: ignore[union-attr]
+    plain = ContextDoc("b.md", "Prose.")
+    assert evidence_in_source(result, [plain]) is result
+    assert source_texts([doc, plain]) == {doc.source: raw, "b.md": "Prose."}
+
+
+def test_sarif_and_html_show_the_files_line(tmp_path: Path) -> None:
+    from faithlint.formats import render
+
+    doc, raw = json_doc({"name": "Luigi's", "rating": 4.5}, tmp_path)
+    a = doc.text.index("its rating")
+    mapped = evidence_in_source(_result_with_evidence(doc, a, len(doc.text)), [doc])
+    sarif = json.loads(render([mapped], "sarif", contexts=source_texts([doc])))
+    region = sarif["runs"][0]["results"][0]["relatedLocations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"], region["endLine"]) == (3, 3, 3)
+    assert f"{doc.source}:3" in render([mapped], "html", contexts=source_texts([doc]))
+
+
+def test_language_server_evidence_location_points_into_the_json(tmp_path: Path) -> None:
+    pytest.importorskip("pygls")
+    from pygls.workspace import PositionCodec
+
+    from faithlint.server.checking import Outcome, Snapshot
+    from faithlint.server.diagnostics import ContextIndexes, evidence_location
+
+    doc, raw = json_doc({"name": "Luigi's", "rating": 4.5}, tmp_path)
+    snap = Snapshot("file:///d.md", tmp_path / "d.md", "x", 1, "markdown")
+    out = Outcome(snapshot=snap, context_files={doc.source: tmp_path / "data.json"},
+                  context_texts={doc.source: doc.text}, context_docs={doc.source: doc})
+    a = doc.text.index("its rating")
+    loc = evidence_location(out, doc.source, a, len(doc.text), PositionCodec(), ContextIndexes())
+    assert loc is not None
+    assert (loc.range.start.line, loc.range.start.character, loc.range.end.line) == (2, 2, 2)
