@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--minimal-pairs", type=float, default=0.5, metavar="P",
                    help="share of hallucinated pairs that also get their untouched sentence as entailment "
                         "(default 0.5)")
+    s.add_argument("--kinds", default=None, metavar="K1,K2",
+                   help="comma-separated kinds to make (default: all): entailed, intrinsic, extrinsic, paraphrase, "
+                        "fusion, data_to_text (from .json/.yaml/.csv records), mixed")
 
     t = sub.add_parser("train", help="fine-tune the checker on labelled and/or synthetic pairs")
     t.add_argument("data", nargs="+", type=Path, help="JSONL files of {premise, hypothesis, label}")
@@ -370,8 +373,14 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from faithlint.checkers.tokens import load_tokenizer
     from faithlint.context import load_context
     from faithlint.sentences import load_spacy
-    from faithlint.synth import Synthesizer, make_examples
+    from faithlint.structured import parse_structured
+    from faithlint.synth import KINDS, Synthesizer, make_examples
 
+    kinds = list(KINDS) if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        problem = f"unknown kind {unknown[0]!r}" if unknown else "no kinds given"
+        raise InputError(f"--kinds: {problem}; choose from {', '.join(KINDS)}")
     docs = load_context(list(args.paths), 20_000_000)
     nlp = load_spacy()
     if nlp is None:
@@ -387,8 +396,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if not 0.0 <= args.minimal_pairs <= 1.0:
         raise InputError(f"--minimal-pairs must be between 0 and 1, not {args.minimal_pairs}")
     synth = Synthesizer(count, max_length=args.max_length, seed=args.seed, token_offsets=offsets,
-                        paired=args.minimal_pairs)
-    examples = make_examples([(d.source, d.text) for d in docs], nlp, synth, args.per_doc)
+                        paired=args.minimal_pairs, kinds=kinds)
+    structured = [(d.source, parse_structured(d.source_text, d.source, Path(d.source).suffix))
+                  for d in docs if d.offsets is not None]  # JSON/YAML/CSV records, for data_to_text
+    examples = make_examples([(d.source, d.text) for d in docs], nlp, synth, args.per_doc, structured)
     if not examples:
         raise FaithlintError("no examples could be made: context documents need at least two sentences of prose")
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,9 @@ of the same type *from the same document*, negation, antonym, role swap) or
 extrinsic ones (a clause from another document, an unverifiable detail, a
 far-away sentence of the same document, the right sentence against the wrong
 window). Each example records the changed character span so a token-level
-head can learn to mark it.
+head can learn to mark it. With ``kinds`` (``faithlint synth --kinds``) it also
+makes paraphrases, fusions, data-to-text statements from JSON/YAML/CSV records
+and mixed supported/unsupported answers (:mod:`faithlint.synth_kinds`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ FALLBACK = {"date": "2019", "org": "the government", "gpe": "Canada", "person": 
 AUX = {"is", "was", "are", "were", "has", "have", "had", "can", "will", "would", "could",
        "should", "does", "did", "do", "may", "might", "must"}
 LABELS = ("entailment", "neutral", "contradiction")
+# kinds of examples ``faithlint synth --kinds`` can make (faithlint.synth_kinds has the last four)
+KINDS = ("entailed", "intrinsic", "extrinsic", "paraphrase", "fusion", "data_to_text", "mixed")
 
 
 @dataclass
@@ -98,7 +102,7 @@ class Synthesizer:
 
     def __init__(self, count_tokens, max_length: int = 192, overlap: int = 32,
                  seed: int = 13, token_offsets=None, paired: float = 0.0,
-                 budgets: Sequence[int] | None = None) -> None:
+                 budgets: Sequence[int] | None = None, kinds: Sequence[str] | None = None) -> None:
         self.count_tokens = count_tokens
         self.max_length = max_length
         # Minimal pairs: with this probability a hallucinated hypothesis comes with its
@@ -110,7 +114,12 @@ class Synthesizer:
         self.overlap = overlap
         self.rng = random.Random(seed)
         self.token_offsets = token_offsets
+        # Which kinds to make (see KINDS); None: v0.1's mix of entailed/intrinsic/extrinsic, unchanged.
+        if kinds is not None and (not kinds or set(kinds) - set(KINDS)):
+            raise ValueError(f"unknown kinds {sorted(set(kinds) - set(KINDS))}; expected some of {', '.join(KINDS)}")
+        self.kinds = None if kinds is None else [k for k in KINDS if k in kinds]
         self.pool: list[str] = []  # sentences of other documents, for extrinsic clauses
+        self.clauses: list[str] = []  # the same, first letter lowered unless a name (synth_kinds.mixed)
         self.ent_pool: dict[str, list[str]] = {}
 
     def remember(self, doc: Any) -> None:
@@ -118,10 +127,16 @@ class Synthesizer:
             t = s.text.strip()
             if 6 <= len(t.split()) <= 30:
                 self.pool.append(t)
+                if self.kinds is not None and "mixed" in self.kinds:
+                    from faithlint.synth_kinds import clause
+
+                    self.clauses.append(clause(s))
         for e in doc.ents:
             self.ent_pool.setdefault(e.label_, []).append(e.text)
         if len(self.pool) > 20000:
             self.pool = self.pool[-10000:]
+        if len(self.clauses) > 20000:
+            self.clauses = self.clauses[-10000:]
 
     def examples(self, doc: Any, doc_id: str, per_doc: int = 8) -> list[Example]:
         rng = self.rng
@@ -148,7 +163,9 @@ class Synthesizer:
             win = rng.choice(home)
             r = rng.random()
             ex: Example | None
-            if r < 0.38:
+            if self.kinds is not None:
+                ex = self._chosen_kind(sent, win, doc, windows, sents, ents_by_type)
+            elif r < 0.38:
                 ex = self._entailed(sent, win, doc)
             elif r < 0.72:
                 ex = self._intrinsic(sent, win, ents_by_type)
@@ -159,6 +176,45 @@ class Synthesizer:
                 out.append(ex)
                 if ex.label != "entailment" and self.paired and rng.random() < self.paired:
                     out.append(Example(win.text, sent.text.strip(), "entailment", "minimal_pair", doc_id))
+        return out
+
+    def _chosen_kind(self, sent, win, doc, windows, sents, ents_by_type) -> Example | None:
+        """One example of a kind drawn from ``self.kinds`` (another kind when the sentence does not suit it)."""
+        from faithlint import synth_kinds as sk
+
+        rng = self.rng
+        prose = [k for k in self.kinds or () if k != "data_to_text"]
+        for kind in rng.sample(prose, len(prose))[:3]:
+            if kind == "entailed":
+                ex = self._entailed(sent, win, doc)
+            elif kind == "intrinsic":
+                ex = self._intrinsic(sent, win, ents_by_type)
+            elif kind == "extrinsic":
+                ex = self._extrinsic(sent, win, windows, sents)
+            elif kind == "paraphrase":
+                ex = sk.paraphrase(sent, win, rng)
+            elif kind == "fusion":
+                ex = sk.fusion(sent, win, doc, rng)
+            else:
+                ex = sk.mixed(sent, win, windows, sents, self.clauses, rng)
+            if ex is not None:
+                return ex
+        return None
+
+    def record_examples(self, root: Any, doc_id: str, per_doc: int = 8) -> list[Example]:
+        """``data_to_text`` examples from a parsed JSON/YAML/CSV document (:mod:`faithlint.structured`)."""
+        from faithlint import synth_kinds as sk
+
+        if self.kinds is None or "data_to_text" not in self.kinds:
+            return []
+        found = sk.records(root)
+        out: list[Example] = []
+        for _ in range(per_doc if found else 0):
+            record, group = self.rng.choice(found)
+            ex = sk.data_to_text(record, group, self.rng)
+            if ex is not None:
+                ex.doc_id = doc_id
+                out.append(ex)
         return out
 
     # entailed: not just verbatim copies, so word overlap is no shortcut
@@ -300,12 +356,15 @@ def _upper_first(s: str) -> str:
 
 
 def make_examples(texts: Sequence[tuple[str, str]], nlp: Any, synth: Synthesizer,
-                  per_doc: int = 8) -> list[Example]:
-    """Parse (doc_id, text) pairs and return their synthetic examples."""
+                  per_doc: int = 8, structured: Sequence[tuple[str, Any]] = ()) -> list[Example]:
+    """Parse (doc_id, text) pairs and return their synthetic examples; ``structured`` holds (doc_id,
+    parsed JSON/YAML/CSV root) pairs for ``data_to_text`` examples (their text can be in ``texts`` too)."""
     out: list[Example] = []
     docs = list(nlp.pipe((t for _, t in texts), batch_size=16))
     for d in docs:  # fill the cross-document pools first
         synth.remember(d)
     for (doc_id, _), d in zip(texts, docs):
         out.extend(synth.examples(d, doc_id, per_doc))
+    for doc_id, root in structured:
+        out.extend(synth.record_examples(root, doc_id, per_doc))
     return out
