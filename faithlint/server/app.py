@@ -20,13 +20,15 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import lsp_method
 from pygls.uris import to_fs_path
 
 from faithlint import __version__
 from faithlint.config import Config
 from faithlint.errors import FaithlintError
+from faithlint.server import rpc
 from faithlint.server.checking import Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
+from faithlint.server.rpc import RobustProtocol
 from faithlint.server.settings import Settings
 
 log = logging.getLogger("faithlint.server")
@@ -126,8 +128,10 @@ class Models:
         return linter
 
 
-class FaithlintProtocol(LanguageServerProtocol):
+class FaithlintProtocol(RobustProtocol):
     """pygls' protocol with incremental sync that splits lines where LSP does.
+
+    (:class:`~faithlint.server.rpc.RobustProtocol` underneath: every request answered, bad frames survived.)
 
     pygls applies incremental changes on ``str.splitlines`` lines, which also break at U+2028,
     U+0085, form feeds and other characters LSP does not treat as line breaks; an edit below
@@ -144,7 +148,7 @@ class FaithlintProtocol(LanguageServerProtocol):
 
         doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
         if doc is None:
-            log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+            log.debug("didChange for a document that is not open: %s", params.text_document.uri)
             return
         text = doc.source
         for change in params.content_changes:
@@ -189,6 +193,14 @@ class FaithlintServer(LanguageServer):
         self.code_actions: Any = None  # CodeActionRegistry, set by code_actions.py
         self.watcher: Any = None  # watching.Watcher, set by watching.py
 
+    # -- transport: faithlint's reader (faithlint.server.rpc) instead of pygls' ------------------------
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        rpc.start_io(self, stdin, stdout)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        rpc.start_tcp(self, host, port)
+
     # -- threads ------------------------------------------------------------------------------------
 
     def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -226,7 +238,7 @@ class FaithlintServer(LanguageServer):
         from pygls.exceptions import JsonRpcException
 
         if isinstance(error, JsonRpcException) and error.code != JsonRpcException.CODE:
-            log.info("request refused: %s", error)  # expected answers such as ContentModified: no traceback
+            log.debug("request refused: %s", error)  # expected answers (client mistakes, ContentModified): no traceback
             return
         log.error("%s", "".join(traceback.format_exception(error)).rstrip())
         try:
