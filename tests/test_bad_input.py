@@ -266,3 +266,23 @@ def test_long_sentences_and_odd_text_are_checked_and_json_stays_valid(ws: Path) 
         rest = [(s["text"], s["label"], s["probs"]) for s in results[name]["sentences"] if len(s["text"]) < 3000]
         assert rest == control, name
     assert snapshot(ws) == before
+
+
+def test_a_crash_while_checking_is_exit_2_with_one_line(ws: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 1 means "findings": a crash must never look like one to CI (it was exit 1 with a traceback)."""
+    from faithlint import cli
+    from faithlint.linter import Linter
+
+    def boom(self: object, *args: object, **kwargs: object) -> None:
+        raise RuntimeError("Truncation error\nsecond line")
+
+    monkeypatch.setattr(Linter, "check", boom)
+    monkeypatch.chdir(ws)
+    monkeypatch.delenv("FAITHLINT_DEBUG", raising=False)
+    before = snapshot(ws)
+    assert cli.main(["check", "answer.md", "--format", "json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("faithlint: error: answer.md: checking failed: RuntimeError: "
+                                               "Truncation error second line"), err
+    assert snapshot(ws) == before
