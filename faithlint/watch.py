@@ -325,7 +325,10 @@ class Watcher:
 
     def _load_config(self) -> tuple[Config, Path | None]:
         from faithlint.config import load_config, merge_overrides
+        from faithlint.files import require_regular
 
+        if self.opts.config is not None:
+            require_regular(self.opts.config, "config file")
         config, path = load_config(self.opts.config, start=self.roots[0] if self.roots else Path.cwd())
         if self.opts.overrides:
             config = merge_overrides(config, self.opts.overrides, "command line")

@@ -581,3 +581,11 @@ def test_a_fifo_in_the_context_or_as_gitignore_is_refused_not_waited_on(ws: Path
     assert done == [2]
     error = report(reports, "a.md")["error"]
     assert "pipe.md" in error and "FIFO" in error and "\n" not in error
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_watch_config_is_refused(ws: Path, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "conf.toml")
+    proc = subprocess.run([sys.executable, "-m", "faithlint", "watch", str(ws), "--once", "--config",
+                           str(tmp_path / "conf.toml")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "FIFO" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
