@@ -380,3 +380,44 @@ def test_fuzzed_messages_leave_a_server_that_answers_everything(client: RawClien
     assert codes(client.diagnostics(fresh, 1)) == ["FL100", "FL200"]
     assert client.close() == 0
     assert "Traceback" not in client.log()
+
+
+def test_tcp_transport_resynchronises_answers_and_exits_cleanly(tmp_path: Path) -> None:
+    """The same reader serves ``faithlint serve --tcp``; the client's exit ends the process with 0."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "faithlint", "serve", "--tcp", "--port", str(port)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=1)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "server did not listen"
+                time.sleep(0.1)
+        with sock:
+            sock.sendall(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "processId": None, "rootUri": None, "capabilities": {}}}, name=b"content-length", delta=3))
+            sock.sendall(frame({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": [1]}))
+            sock.sendall(frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
+            sock.settimeout(20)
+            data = b""
+            while data.count(b"Content-Length") < 3:
+                chunk = sock.recv(65536)
+                assert chunk, data
+                data += chunk
+            bodies = [json.loads(part[part.index(b"{"):]) for part in data.split(b"Content-Length")[1:]]
+            assert [b["id"] for b in bodies] == [1, 2, 3]
+            assert bodies[1]["error"]["code"] == INVALID_PARAMS
+            sock.sendall(frame({"jsonrpc": "2.0", "method": "exit"}))
+            assert proc.wait(20) == 0
+        assert b"Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)

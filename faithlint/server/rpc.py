@@ -348,10 +348,14 @@ def start_tcp(server: Any, host: str, port: int) -> None:
     from threading import Event
 
     server._stop_event = stop = Event()
+    exit_code: list[Any] = []
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         server.protocol.set_writer(writer)
-        await serve_stream(lambda: reader.read(65536), server.protocol, stop)
+        try:
+            await serve_stream(lambda: reader.read(65536), server.protocol, stop)
+        except SystemExit as exc:  # the client's `exit`: end the process as over stdio, not just this task
+            exit_code.append(exc.code)
         server.shutdown()
 
     async def main() -> None:
@@ -364,3 +368,5 @@ def start_tcp(server: Any, host: str, port: int) -> None:
         asyncio.run(main())
     except asyncio.CancelledError:
         log.debug("server cancelled")
+    if exit_code:
+        raise SystemExit(exit_code[0])
