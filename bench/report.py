@@ -35,6 +35,46 @@ def faithfulness_md(f: dict) -> str:
     return table(head, rows) + "\n\n" + note
 
 
+def _pair(old: dict | None, new: dict, key: str) -> str:
+    fmt = (lambda v: "–" if v is None or v != v else f"{v:.3f}")  # noqa: E731  (nan -> dash)
+    return f"{fmt(old.get(key) if old else None)} → **{fmt(new.get(key))}**"
+
+
+def dev_md(old: dict | None, new: dict, point: dict | None) -> str:
+    """The real-output development benchmark: v0.1 beside the current checker, on the same rows."""
+    head = ["task (rows)", "precision", "recall", "F1", "flag-all F1", "AUROC (mean of files)", "span F1"]
+    rows = []
+    for task, m in new["tasks"].items():
+        o = old["tasks"].get(task) if old else None
+        rows.append([f"{task} ({m['rows']})", _pair(o, m, "precision"), _pair(o, m, "recall"), _pair(o, m, "f1"),
+                     f"{m['flag_all_f1']:.3f}", _pair(o, m, "auroc_mean"),
+                     _pair(o, m, "span_f1") if m.get("span_f1") is not None else ""])
+    files = [[name, m["rows"], _pair(old["files"].get(name) if old else None, m, "precision"),
+              _pair(old["files"].get(name) if old else None, m, "recall"),
+              _pair(old["files"].get(name) if old else None, m, "auroc")] for name, m in new["files"].items()]
+    op = new["operating_point"]
+    note = (f"v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, stage-3 model, "
+            f"operating point FL100 ≥ {op['contradiction']}, FL200 < {op['unsupported']}, FL400 where P(entailment) "
+            f"< {op['values']}), on the same rows. A response is *flagged* when it has any error or warning finding; "
+            "precision and recall are for \"hallucinated\" (the set's label says the output, or the sentence, is not "
+            "supported); flag-all F1 is what flagging everything scores. AUROC: 1 − the least entailed sentence, "
+            "at the level the set labels. Span F1: characters of error/warning findings against the labelled spans "
+            "(XSum hallucinations, Rotowire). Real-output files: every `*_dev` row (at most "
+            f"{new['limit_per_file'] or 'all'} per file); earlier sets: {new['old_limit']} unseen-context rows per "
+            f"file. Mean AUROC over files: {_pair(old, new, 'auroc_mean_all')} (real-output files "
+            f"{_pair(old, new, 'auroc_mean_new')}). {new['sentences_per_s']:.1f} sentences/s in this run "
+            f"(v0.1 {old['sentences_per_s']:.1f}; both while other jobs shared the 2 cores). "
+            f"`python bench/eval_dev.py --name NAME --limit {new['limit_per_file']}`.")
+    if point:
+        note += (f" The operating point was chosen on {point['rows']} calibration rows of the training-side files "
+                 "(`bench/calibrate.py`): the best mean F1 over task types whose precision is at least "
+                 f"{point['min_precision']} on every task type" + ("" if point["feasible"] else
+                                                                   " (no point reached that; the most precise one)")
+                 + ".")
+    return (table(head, rows) + "\n\n<details><summary>Per file</summary>\n\n"
+            + table(["file", "rows", "precision", "recall", "AUROC"], files) + "\n\n</details>\n\n" + note)
+
+
 def nli_md(n: dict) -> str:
     rows = [[s, v["rows"], v["accuracy"], v["macro_f1"], v["baseline_accuracy"], v["baseline_macro_f1"]]
             for s, v in n["sets"].items()]
@@ -73,6 +113,10 @@ def main() -> None:
     exp = MODEL_DIR / "export_report.json"
     e = json.loads(exp.read_text()) if exp.exists() else None
     parts = []
+    dev = load("dev_v2.json")
+    if dev:
+        parts.append("### Findings on real model outputs (development files)\n\n"
+                     + dev_md(load("dev_v01.json"), dev, load("operating_point_v2.json")))
     if f:
         parts.append("### Faithfulness on the development sets\n\n" + faithfulness_md(f))
     if n:

@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from faithlint.errors import ConfigError
+from faithlint.rules.catalog import RULES
+from faithlint.rules.operating_point import OperatingPoint
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -101,6 +103,7 @@ class Config(BaseModel):
     top_k: int = Field(default=3, ge=1)
     max_windows: int = Field(default=4, ge=1)
     relevance: Literal["embedding", "lexical"] = "embedding"
+    evidence: Literal["assembled", "windows"] = "assembled"
     aggregation: Literal["max", "weighted", "min"] = "max"
     query_claim: Literal["auto", "always", "never"] = "auto"
     check_headings: bool = False
@@ -158,6 +161,11 @@ class Config(BaseModel):
     def threshold_for(self, code: str, default: float) -> float:
         settings = self.rules.get(code)  # type: ignore[call-overload]
         return settings.threshold if settings and settings.threshold is not None else default
+
+    def operating_point(self) -> OperatingPoint:
+        """Thresholds of the sentence-level rules: configured, else the calibrated defaults."""
+        return OperatingPoint(*(self.threshold_for(code, RULES[code].threshold or 0.0)
+                                for code in ("FL100", "FL200", "FL300", "FL400")))
 
 
 def _longest_prefix(code: str, prefixes: list[str]) -> int:

@@ -22,9 +22,11 @@ from typing import Any
 import numpy as np
 
 from faithlint.config import Config
+from faithlint.evidence import PIECE_TOKENS, Piece, assemble, premise_text, rank_scores, terms
 from faithlint.markdown import Block, Extracted, extract, line_of
 from faithlint.relevance import LexicalRelevance, content_words, select
 from faithlint.rules.catalog import RULES
+from faithlint.rules.operating_point import sentence_code
 from faithlint.sentences import SentenceSplitter, Span
 from faithlint.types import LABELS, ContextDoc, DraftResult, Evidence, Finding, SentenceResult
 from faithlint.windows import Window, build_windows, token_budget
@@ -242,6 +244,44 @@ class Linter:
     def _judge(self, sentences: Sequence[str], context: Sequence[ContextDoc], query: str | None,
                cancelled: Callable[[], bool] | None) -> list[tuple[np.ndarray, Evidence | None, list[Evidence]]]:
         cfg = self.config
+        copied, chosen, pairs = self.evidence_pairs(sentences, context, query)
+        if cancelled and cancelled():
+            return [(np.array([0.0, 1.0, 0.0]), None, []) for _ in sentences]
+        probs, fresh = self._score(pairs)
+        out = []
+        k = 0
+        rescored = 0
+        for (evs, weights, best), hit in zip(chosen, copied):
+            n = len(weights) if evs else 0
+            p = probs[k:k + n]
+            rescored += bool(fresh[k:k + n].any())
+            k += n
+            self.stats.sentences_checked += 1
+            if hit is not None:
+                out.append((np.array([1.0, 0.0, 0.0]), hit, [hit]))
+                continue
+            if n == 0:
+                out.append((np.array([0.0, 1.0, 0.0]), None, []))
+                continue
+            if best is None:  # windows: the aggregator picks the deciding window
+                agg, best = aggregate(p, np.array(weights), cfg.aggregation)
+            else:  # one assembled premise: its verdict, quoted from its most relevant piece
+                agg = p[0]
+            out.append((agg, evs[best], evs))
+        self.stats.sentences_rescored += rescored
+        self.stats.last["sentences_rescored"] += rescored
+        return out
+
+    def evidence_pairs(self, sentences: Sequence[str], context: Sequence[ContextDoc], query: str | None = None
+                       ) -> tuple[list[Evidence | None], list[tuple[list[Evidence], list[float], int | None]],
+                                  list[tuple[str, str]]]:
+        """The (premise, hypothesis) pairs the checker will judge, with their evidence.
+
+        Returns, per sentence, the verbatim evidence when the sentence is copied from the context
+        (no pair then) and (evidence list, weights, deciding index or None for the aggregator); and
+        the flat list of pairs. Training data is built with this too (training/build_data.py).
+        """
+        cfg = self.config
         checker = self.checker
         counts = checker.count_tokens(sentences)
         model_max = getattr(checker, "model_max", 512)
@@ -250,6 +290,17 @@ class Linter:
         hypotheses = [claim(s, query, cfg.query_claim) for s in sentences]
         copied = [self._verbatim(s, context, doc_keys) if cfg.verbatim and h == s else None
                   for s, h in zip(sentences, hypotheses)]
+        if cfg.evidence == "assembled":
+            chosen, pairs = self._assembled(sentences, hypotheses, context, doc_keys, budgets, copied, query)
+        else:
+            chosen, pairs = self._windowed(sentences, hypotheses, context, doc_keys, budgets, copied, query)
+        return copied, chosen, pairs
+
+    def _windowed(self, sentences: Sequence[str], hypotheses: Sequence[str], context: Sequence[ContextDoc],
+                  doc_keys: list[str], budgets: list[int], copied: list[Evidence | None], query: str | None
+                  ) -> tuple[list[tuple[list[Evidence], list[float], int | None]], list[tuple[str, str]]]:
+        """Fixed windows: each sentence is judged against its TopP/TopK windows, one pair per window."""
+        cfg = self.config
         per_sentence_windows: list[list[Window]] = []
         for b, hit in zip(budgets, copied):
             if hit is not None:
@@ -272,40 +323,59 @@ class Linter:
         row = {i: r for r, i in enumerate(i for i, hit in enumerate(copied) if hit is None)}
         queries = [f"{query} {sentences[i]}" if query else sentences[i] for i in row]
         sim = self.relevance.similarity(queries, [w.text for w in all_windows])
-        if cancelled and cancelled():
-            return [(np.array([0.0, 1.0, 0.0]), None, []) for _ in sentences]
-        chosen: list[tuple[list[Window], list[float]]] = []
+        chosen: list[tuple[list[Evidence], list[float], int | None]] = []
         pairs: list[tuple[str, str]] = []
         for i, ws in enumerate(per_sentence_windows):
             if i not in row:
-                chosen.append(([], []))
+                chosen.append(([], [], None))
                 continue
             cols = [uniq[(w.source, w.start, w.end)] for w in ws]
             sel = select(sim[row[i], cols], cfg.selection, cfg.top_k, cfg.top_p, cfg.max_windows)
             picked = [ws[j] for j in sel.indices]
-            chosen.append((picked, sel.weights))
+            chosen.append(([Evidence(w.source, w.start, w.end, w.text, wt) for w, wt in zip(picked, sel.weights)],
+                           sel.weights, None))
             pairs.extend((w.text, hypotheses[i]) for w in picked)
-        probs, fresh = self._score(pairs)
-        out = []
-        k = 0
-        rescored = 0
-        for (picked, weights), hit in zip(chosen, copied):
-            p = probs[k:k + len(picked)]
-            rescored += bool(fresh[k:k + len(picked)].any())
-            k += len(picked)
-            self.stats.sentences_checked += 1
-            if hit is not None:
-                out.append((np.array([1.0, 0.0, 0.0]), hit, [hit]))
+        return chosen, pairs
+
+    def _assembled(self, sentences: Sequence[str], hypotheses: Sequence[str], context: Sequence[ContextDoc],
+                   doc_keys: list[str], budgets: list[int], copied: list[Evidence | None], query: str | None
+                   ) -> tuple[list[tuple[list[Evidence], list[float], int | None]], list[tuple[str, str]]]:
+        """Assembled evidence: one premise per sentence from the context pieces that carry its facts."""
+        pieces: list[Piece] = []
+        piece_terms: list[frozenset[str]] = []
+        for d, (doc, doc_key) in enumerate(zip(context, doc_keys)):
+            ps, ts = self._pieces(doc, doc_key, d)
+            pieces.extend(ps)
+            piece_terms.extend(ts)
+        row = {i: r for r, i in enumerate(i for i, hit in enumerate(copied) if hit is None)}
+        queries = [f"{query} {sentences[i]}" if query else sentences[i] for i in row]
+        sim = self.relevance.similarity(queries, [p.text for p in pieces]) if row else None
+        chosen: list[tuple[list[Evidence], list[float], int | None]] = []
+        pairs: list[tuple[str, str]] = []
+        for i, sentence in enumerate(sentences):
+            if i not in row or not pieces:
+                chosen.append(([], [], None))
                 continue
-            if len(picked) == 0:
-                out.append((np.array([0.0, 1.0, 0.0]), None, []))
-                continue
-            agg, best = aggregate(p, np.array(weights), cfg.aggregation)
-            evs = [Evidence(w.source, w.start, w.end, w.text, wt) for w, wt in zip(picked, weights)]
-            out.append((agg, evs[best], evs))
-        self.stats.sentences_rescored += rescored
-        self.stats.last["sentences_rescored"] += rescored
-        return out
+            scores = rank_scores(sim[row[i]], sentence, piece_terms)
+            idx = assemble(pieces, scores, budgets[i])
+            evs = [Evidence(pieces[j].source, pieces[j].start, pieces[j].end, pieces[j].text, float(scores[j]))
+                   for j in idx]
+            best = int(np.argmax([scores[j] for j in idx]))
+            chosen.append((evs, [1.0], best))
+            pairs.append((premise_text(pieces, idx), hypotheses[i]))
+        return chosen, pairs
+
+    def _pieces(self, doc: ContextDoc, doc_key: str, d: int) -> tuple[list[Piece], list[frozenset[str]]]:
+        key = ("pieces", doc_key, d)
+        hit = self._win_cache.get(key)
+        if hit is None:
+            spans, counts = self._context_sentences(doc, doc_key)
+            ws = build_windows(doc.source, doc.text, spans, counts, PIECE_TOKENS, 0, self.checker.token_offsets)
+            tokens = self.checker.count_tokens([w.text for w in ws])
+            ps = [Piece(w.source, w.start, w.end, w.text, n, d, k) for k, (w, n) in enumerate(zip(ws, tokens))]
+            hit = (ps, [terms(p.text) for p in ps])
+            self._win_cache.put(key, hit)
+        return hit
 
     def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities for each pair, and which pairs the model had to run (not cached)."""
@@ -335,30 +405,28 @@ class Linter:
 
     def _findings(self, ex: Extracted, sents: list[DraftSentence], results: list[SentenceResult]) -> list[Finding]:
         cfg = self.config
+        point = cfg.operating_point()
         findings: list[Finding] = []
         for s, r in zip(sents, results):
             quote = evidence_quote(r.evidence, s.text) if r.evidence else ""
             base = {"label": r.label, "score": r.score, "evidence": r.evidence}
             data = {"sentence": [s.start, s.end], "evidence_quote": quote}
-            flagged = False
-            if r.label == "contradiction" and cfg.rule_enabled("FL100"):
+            code = sentence_code(r.probs["entailment"], r.probs["contradiction"], point)
+            if code == "FL100" and cfg.rule_enabled("FL100"):
                 findings.append(Finding("FL100", cfg.severity_for("FL100", RULES["FL100"].severity),
                                         f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, "
                                         f"score {r.score:.2f}, {r.scale_1_5}/5): \u201c{quote}\u201d",
                                         s.start, s.end, data=dict(data), **base))
-                flagged = True
-            elif r.label == "neutral" and cfg.rule_enabled("FL200"):
+            elif code == "FL200" and cfg.rule_enabled("FL200"):
                 findings.append(Finding("FL200", cfg.severity_for("FL200", RULES["FL200"].severity),
                                         f"Not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
                                         f"closest evidence: \u201c{quote}\u201d", s.start, s.end,
                                         data=dict(data), **base))
-                flagged = True
-            threshold = cfg.threshold_for("FL300", RULES["FL300"].threshold or 0.5)
-            if not flagged and r.score < threshold and cfg.rule_enabled("FL300"):
+            elif code is not None and cfg.rule_enabled("FL300"):
                 findings.append(Finding("FL300", cfg.severity_for("FL300", RULES["FL300"].severity),
-                                        f"Low faithfulness {r.score:.2f} (below {threshold:.2f}, {r.scale_1_5}/5); "
+                                        f"Low faithfulness {r.score:.2f} (below {point.low:.2f}, {r.scale_1_5}/5); "
                                         f"evidence: \u201c{quote}\u201d", s.start, s.end, data=dict(data), **base))
-            if cfg.rule_enabled("FL400") and r.windows:
+            if cfg.rule_enabled("FL400") and r.windows and (point.values >= 1.0 or r.score < point.values):
                 for m in self._mismatches(s.text, [w.text for w in r.windows]):
                     a, b = s.to_source(m.value.start, m.value.end)
                     ctx = m.context_value

@@ -17,6 +17,9 @@ CTX = [ContextDoc("ctx.md", "The library reopened on March 4, 2024. The project 
 
 
 def linter(**cfg) -> tuple[Linter, KeywordChecker]:
+    """The fake's WEAK (P(entailment) 0.45) is FL300 at this pinned operating point, whatever is calibrated."""
+    cfg.setdefault("rules", {})
+    cfg["rules"].setdefault("FL200", {"threshold": 0.3})
     checker = KeywordChecker()
     lt = Linter(Config(**cfg), checker=checker, relevance=LexicalRelevance(),
                 splitter=SentenceSplitter(use_spacy=False), values=ValueExtractor(nlp=False))
@@ -111,13 +114,6 @@ def test_no_context_and_empty_draft():
     res = lt.check("Something UNSUP here.", [])
     assert res.findings == [] and res.notes
     assert lt.check("   \n", CTX).sentences == []
-
-
-@pytest.mark.parametrize("mode", ["max", "weighted", "min"])
-def test_aggregation_setting_is_used(mode):
-    lt, _ = linter(aggregation=mode)
-    res = lt.check("The library reopened.", CTX)
-    assert res.sentences[0].label == "entailment"
 
 
 def test_cancelled_check_returns_early():

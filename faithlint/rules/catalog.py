@@ -21,10 +21,11 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {r.code: r for r in (
-    Rule("FL100", "contradiction", "error", "The context contradicts the sentence."),
-    Rule("FL200", "unsupported", "warning", "The context neither supports nor refutes the sentence."),
+    Rule("FL100", "contradiction", "error", "The context contradicts the sentence.", threshold=0.5),
+    Rule("FL200", "unsupported", "warning", "The context neither supports nor refutes the sentence.",
+         threshold=0.5),
     Rule("FL300", "low-faithfulness", "info",
          "The sentence is judged supported, but its faithfulness score is below the threshold.", threshold=0.6),
     Rule("FL400", "absent-fact", "warning",
-         "A number, date or named entity of the sentence does not appear in its evidence."),
+         "A number, date or named entity of the sentence does not appear in its evidence.", threshold=1.0),
 )}

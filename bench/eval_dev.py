@@ -1,0 +1,213 @@
+"""Development benchmark on real model outputs: what users would see at the default operating point.
+
+Every row's ``text`` is checked against its ``context`` by the real pipeline, and each
+sentence's verdict and FL400 ranges are dumped (bench/results/dumps/NAME.jsonl), so metrics at
+any operating point are recomputed without the model (bench/calibrate.py). Reported per file
+and per task type (QA, summary, dialogue, data-to-text, claims):
+
+- response precision / recall / F1 of "flagged" (any error or warning finding) for
+  "hallucinated" (the label says the output, or the sentence, is not supported);
+- span F1 where spans are labelled (XSum hallucinations, Rotowire): characters of error/warning
+  findings against the labelled characters, over all rows;
+- AUROC of 1 - min sentence P(entailment) at the level the set labels (response or sentence).
+
+Files: the ``*_dev`` halves of the real-output sets (all rows, or --limit per file) and the
+earlier development sets (only rows whose context is in the "unseen" half; see
+faithlint/splits.py). ``--split calib`` runs on the calibration rows of the training-side files
+instead (for choosing the operating point, never for reporting).
+
+    python bench/eval_dev.py --name v2 --limit 300
+    python bench/eval_dev.py --name v01 --model PATH --evidence windows --limit 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from common import RESULTS, data_dir, read_jsonl, sample, save, table
+
+TASKS = {  # file -> task type
+    "halueval_qa_dev": "qa", "lfqa_verification_dev": "qa",
+    "frank_dev": "summary", "xsumfaith_dev": "summary", "summeval_dev": "summary",
+    "q2_dev": "dialogue", "faithdial_audit_dev": "dialogue",
+    "rotowire_accuracy_dev": "data-to-text",
+    "wice_claim_test": "claims",
+    "summedits_ectsum": "summary", "summedits_news": "summary", "summedits_podcast": "summary",
+    "summedits_qmsumm": "summary", "summedits_sales_call": "summary", "summedits_sales_email": "summary",
+    "summedits_samsum": "summary", "summedits_scitldr": "summary", "qags_cnndm": "summary", "qags_xsum": "summary",
+    "begin_test_wow": "dialogue", "dialfact_small": "dialogue",
+}
+NEW = [f for f in TASKS if f.endswith("_dev")]
+CALIB = ["lfqa_verification_train", "frank_train", "xsumfaith_train", "summeval_train", "q2_train",
+         "faithdial_audit_train", "rotowire_accuracy_train", "halueval_qa_train"]
+FAITHFUL = {"supported", "accurate", "faithful", "consistent", "entailment", "Fully attributable", "SUPPORTS"}
+SKIP = {"generic", "uncooperative"}  # FaithDial: not claims about the knowledge; neither side
+
+
+def task_of(name: str) -> str:
+    return TASKS.get(name) or TASKS.get(name.replace("_train", "_dev"), "other")
+
+
+def dump_rows(args) -> Path:
+    """Run the linter over the rows and write one JSON line per row."""
+    from faithlint.config import Config
+    from faithlint.linter import Linter
+    from faithlint.splits import context_bucket
+    from faithlint.types import ContextDoc
+
+    data = data_dir(args.data)
+    cfg = Config(model=args.model, evidence=args.evidence)
+    linter = Linter(cfg)
+    t0 = time.time()
+    linter.load()
+    load_s = time.time() - t0
+    path = RESULTS / "dumps" / f"{args.name}-{args.split}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files = args.files or (CALIB if args.split == "calib" else list(TASKS))
+    n_sent, elapsed = 0, 0.0
+    with path.open("w", encoding="utf-8") as out:
+        for name in files:
+            rows = read_jsonl(data / "faithfulness" / f"{name}.jsonl")
+            if args.split == "calib":
+                rows = [r for r in rows if context_bucket(r["context"], "calib")]
+            elif name not in NEW:
+                rows = [r for r in rows if context_bucket(r["context"], "unseen")]
+            rows = [r for r in rows if r["label"] not in SKIP]
+            limit = args.limit if name in NEW or args.split == "calib" else args.old_limit
+            rows = sample(rows, limit or None)
+            t0 = time.time()
+            for r in rows:
+                res = linter.check(r["text"], [ContextDoc(name, r["context"])], query=r.get("query"), markdown=False)
+                sents = []
+                for s in res.sentences:
+                    fl400 = [[f.start, f.end] for f in res.findings if f.code == "FL400" and s.start <= f.start < s.end]
+                    sents.append({"start": s.start, "end": s.end, "p": [round(s.probs[k], 5) for k in
+                                                                        ("entailment", "neutral", "contradiction")],
+                                  "fl400": fl400})
+                out.write(json.dumps({"file": name, "id": r["id"], "task": task_of(name),
+                                      "hallucinated": r["label"] not in FAITHFUL, "len": len(r["text"]),
+                                      "spans": [[s["start"], s["end"]] for s in r["spans"]] if "spans" in r else None,
+                                      "sentences": sents}) + "\n")
+                n_sent += len(res.sentences)
+            elapsed += time.time() - t0
+            print(f"{name}: {len(rows)} rows", flush=True)
+    meta = {"name": args.name, "split": args.split, "limit_per_file": args.limit, "old_limit": args.old_limit,
+            "model": args.model or "bundled",
+            "evidence": args.evidence, "sentences": n_sent, "sentences_per_s": n_sent / max(elapsed, 1e-9),
+            "model_load_s": load_s}
+    path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2))
+    return path
+
+
+def flagged_ranges(row: dict, point, fl400: bool = True) -> list[tuple[int, int]]:
+    """Character ranges of error/warning findings of one dumped row at an operating point."""
+    from faithlint.rules.operating_point import sentence_code
+
+    out = []
+    for s in row["sentences"]:
+        if point is None:  # v0.1: the argmax label decides
+            code = (None, "FL200", "FL100")[int(np.argmax(s["p"]))]
+        else:
+            code = sentence_code(s["p"][0], s["p"][2], point)
+        if code in ("FL100", "FL200"):
+            out.append((s["start"], s["end"]))
+        if fl400 and (point is None or point.values >= 1.0 or s["p"][0] < point.values):
+            out.extend(tuple(r) for r in s["fl400"])
+    return out
+
+
+def row_score(row: dict) -> float:
+    """Hallucination score of a row: 1 - the least entailed sentence (0 for a row with nothing checked)."""
+    return 1.0 - min((s["p"][0] for s in row["sentences"]), default=1.0)
+
+
+def prf(y: list[bool], pred: list[bool]) -> tuple[float, float, float]:
+    tp = sum(a and b for a, b in zip(y, pred))
+    p = tp / max(sum(pred), 1)
+    r = tp / max(sum(y), 1)
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def auroc(y: list[bool], s: list[float]) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(y, s)) if len(set(y)) == 2 else float("nan")
+
+
+def span_f1(rows: list[dict], point) -> float:
+    tp = fp = fn = 0
+    for r in rows:
+        gold = {c for a, b in r["spans"] for c in range(a, b)}
+        got = {c for a, b in flagged_ranges(r, point) for c in range(a, b)}
+        tp += len(gold & got)
+        fp += len(got - gold)
+        fn += len(gold - got)
+    p, rc = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
+    return 2 * p * rc / (p + rc) if p + rc else 0.0
+
+
+def metrics(rows: list[dict], point) -> dict:
+    y = [r["hallucinated"] for r in rows]
+    pred = [bool(flagged_ranges(r, point)) for r in rows]
+    p, rc, f = prf(y, pred)
+    out = {"rows": len(rows), "hallucinated": int(sum(y)), "precision": p, "recall": rc, "f1": f,
+           "flag_all_f1": prf(y, [True] * len(y))[2], "auroc": auroc(y, [row_score(r) for r in rows])}
+    spanned = [r for r in rows if r["spans"] is not None]
+    out["span_f1"] = span_f1(spanned, point) if spanned else None
+    return out
+
+
+def summarise(rows: list[dict], point) -> dict:
+    files: dict[str, list[dict]] = {}
+    for r in rows:
+        files.setdefault(r["file"], []).append(r)
+    per_file = {name: metrics(rs, point) for name, rs in files.items()}
+    tasks: dict[str, dict] = {}
+    for task in sorted({r["task"] for r in rows}):
+        names = [n for n in files if task_of(n) == task]
+        pooled = metrics([r for n in names for r in files[n]], point)
+        pooled["auroc_mean"] = float(np.nanmean([per_file[n]["auroc"] for n in names]))
+        new = [n for n in names if n in NEW or n.endswith("_train")]
+        pooled["new_files"] = metrics([r for n in new for r in files[n]], point) if new else None
+        tasks[task] = pooled
+    return {"files": per_file, "tasks": tasks,
+            "auroc_mean_all": float(np.nanmean([m["auroc"] for m in per_file.values()])),
+            "auroc_mean_new": float(np.nanmean([m["auroc"] for n, m in per_file.items() if n in NEW] or [np.nan]))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data")
+    ap.add_argument("--name", required=True, help="name of this run (dump and result file names)")
+    ap.add_argument("--limit", type=int, default=0, help="rows per real-output file (deterministic sample); 0 = all")
+    ap.add_argument("--old-limit", type=int, default=100, help="rows per earlier development file")
+    ap.add_argument("--split", choices=["dev", "calib"], default="dev")
+    ap.add_argument("--files", nargs="*", help="only these files")
+    ap.add_argument("--model", help="checker model (default: bundled)")
+    ap.add_argument("--evidence", choices=["assembled", "windows"], default="assembled")
+    ap.add_argument("--reuse", action="store_true", help="recompute metrics from an existing dump")
+    ap.add_argument("--argmax", action="store_true", help="v0.1's operating point: the argmax label decides")
+    args = ap.parse_args()
+    path = RESULTS / "dumps" / f"{args.name}-{args.split}.jsonl"
+    if not args.reuse:
+        path = dump_rows(args)
+    from faithlint.config import Config
+
+    point = None if args.argmax else Config().operating_point()
+    rows = read_jsonl(path)
+    meta = json.loads(path.with_suffix(".meta.json").read_text())
+    result = {**meta, "operating_point": point.__dict__ if point else "argmax", **summarise(rows, point)}
+    save(f"dev_{args.name}.json" if args.split == "dev" else f"calib_{args.name}.json", result)
+    body = [[t, m["rows"], m["precision"], m["recall"], m["f1"], m["flag_all_f1"], m["auroc_mean"],
+             "" if m["span_f1"] is None else m["span_f1"]] for t, m in result["tasks"].items()]
+    print(table(["task", "rows", "precision", "recall", "F1", "flag-all F1", "AUROC", "span F1"], body))
+    print(f"mean AUROC over files {result['auroc_mean_all']:.3f} (new real-output files "
+          f"{result['auroc_mean_new']:.3f}); {meta['sentences_per_s']:.1f} sentences/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Evidence assembly: one premise per sentence, built from the context pieces that carry its facts.
+
+Fixed windows fail real outputs in two ways: the most *topical* window is often not the one
+with the facts (a summary sentence about the game judged against the article's opening), and a
+sentence that fuses facts from distant places is entailed by no single window. Assembly ranks
+small context pieces (a sentence, or a few short lines packed together) by embedding relevance
+plus word and number overlap, takes the best ones (and the sentence before the best, for its
+pronouns) within the checker's token budget, and joins them in document order; distant pieces
+are separated by an ellipsis. A context that fits the budget whole is used whole.
+
+The same function builds training premises (training/build_data.py), so the checker is trained
+on the shapes it judges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from faithlint.relevance import content_words
+
+PIECE_TOKENS = 48  # short lines (JSON records, tables) are packed up to this size; longer sentences are cut
+GAP = " \u2026 "
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A small slice of one context document, the unit that assembly ranks."""
+
+    source: str
+    start: int
+    end: int
+    text: str
+    tokens: int
+    doc: int  # index of the document in the context list
+    index: int  # position in the document
+
+
+def terms(text: str) -> frozenset[str]:
+    """Content words and numbers: what a piece must share with a sentence to carry its facts."""
+    return frozenset(content_words(text)) | frozenset("#" + n for n in _NUMBER.findall(text))
+
+
+def lexical_overlap(sentence: str, pieces: Sequence[frozenset[str]]) -> np.ndarray:
+    """Share of the sentence's content words and numbers found in each piece (numbers count double)."""
+    words = terms(sentence)
+    weight = {w: 2.0 if w.startswith("#") else 1.0 for w in words}
+    denom = sum(weight.values())
+    out = np.zeros(len(pieces), dtype=np.float32)
+    if not denom:
+        return out
+    for j, pw in enumerate(pieces):
+        out[j] = sum(weight[w] for w in words & pw) / denom
+    return out
+
+
+def rank_scores(similarity: np.ndarray, sentence: str, piece_terms: Sequence[frozenset[str]],
+                lexical_weight: float = 0.5) -> np.ndarray:
+    """Relevance of each piece to the sentence: embedding cosine plus weighted word/number overlap."""
+    return similarity + lexical_weight * lexical_overlap(sentence, piece_terms)
+
+
+def assemble(pieces: Sequence[Piece], scores: np.ndarray, budget: int, neighbours: int = 1) -> list[int]:
+    """Indices of the pieces that form the premise, in document order, within ``budget`` tokens."""
+    if not pieces:
+        return []
+    if sum(p.tokens for p in pieces) <= budget:
+        return list(range(len(pieces)))
+    order = np.argsort(-scores, kind="stable")
+    chosen: set[int] = set()
+    used = 0
+    smallest = min(p.tokens for p in pieces)
+    for rank, i in enumerate(int(x) for x in order):
+        if used + smallest > budget:
+            break
+        if i in chosen or used + pieces[i].tokens > budget:
+            continue
+        chosen.add(i)
+        used += pieces[i].tokens
+        if rank < neighbours:  # the best piece's predecessor usually names who "he" or "it" is
+            j = i - 1
+            if j >= 0 and j not in chosen and pieces[j].doc == pieces[i].doc and used + pieces[j].tokens <= budget:
+                chosen.add(j)
+                used += pieces[j].tokens
+    if not chosen:  # a sentence so long that no piece fits beside it: the best piece, cut by the checker
+        chosen.add(int(order[0]))
+    return sorted(chosen)
+
+
+def premise_text(pieces: Sequence[Piece], indices: Sequence[int]) -> str:
+    """Join the chosen pieces; adjacent pieces read as the original text, gaps as an ellipsis."""
+    out: list[str] = []
+    prev: Piece | None = None
+    for i in indices:
+        p = pieces[i]
+        if prev is not None:
+            adjacent = prev.doc == p.doc and p.index == prev.index + 1
+            out.append(" " if adjacent else GAP)
+        out.append(" ".join(p.text.split()))
+        prev = p
+    return "".join(out)

@@ -1,0 +1,34 @@
+"""The operating point: which checker verdict becomes which sentence-level finding.
+
+A finding is a claim we make to the user, so the checker's argmax label is not enough: a
+sentence the model finds 45 % entailed and 46 % neutral is uncertain, not unsupported. FL100
+and FL200 (error/warning) fire only where the checker is confident; uncertain sentences get
+FL300 (info). The default thresholds are calibrated on the calibration rows of the training-side
+real-output files (bench/calibrate.py) for findings that are usually right; users move them with
+``rules.FL100.threshold`` / ``rules.FL200.threshold`` / ``rules.FL300.threshold``; FL400 (a value
+absent from the evidence) is deterministic, and ``rules.FL400.threshold`` keeps it quiet on
+sentences the checker is confident are supported (equivalent forms it did not recognise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    contradiction: float  # FL100 when P(contradiction) >= this (and it outweighs P(entailment))
+    unsupported: float  # FL200 when P(entailment) < this
+    low: float  # FL300 when P(entailment) < this
+    values: float = 1.0  # FL400 only where P(entailment) < this: a value the checker is sure of is not flagged
+
+
+def sentence_code(entailment: float, contradiction: float, point: OperatingPoint) -> str | None:
+    """The sentence-level rule a verdict triggers, or None when the sentence is supported."""
+    if contradiction >= point.contradiction and contradiction >= entailment:
+        return "FL100"
+    if entailment < point.unsupported:
+        return "FL200"
+    if entailment < point.low:
+        return "FL300"
+    return None
