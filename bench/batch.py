@@ -40,6 +40,8 @@ def drafts(n: int) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-n", type=int, default=200)
+    ap.add_argument("--out", default="batch.json", help="result file in bench/results")
+    ap.add_argument("check_args", nargs="*", help="extra `faithlint check` arguments after --, e.g. -- --model DIR")
     args = ap.parse_args()
     items = drafts(args.n)
     with tempfile.TemporaryDirectory() as tmp:
@@ -48,7 +50,7 @@ def main() -> None:
         out = Path(tmp) / "out.jsonl"
         t = time.time()
         proc = subprocess.run([sys.executable, "-m", "faithlint", "check", "--pairs", str(src), "--format", "jsonl",
-                               "-o", str(out), "--fail-on", "never"], capture_output=True, text=True)
+                               "-o", str(out), "--fail-on", "never", *args.check_args], capture_output=True, text=True)
         elapsed = time.time() - t
         if proc.returncode != 0:
             sys.exit(f"faithlint failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -57,7 +59,8 @@ def main() -> None:
     n_sent = sum(len(x["sentences"]) for x in lines)
     res = {"drafts": len(lines), "sentences": n_sent, "wall_s": elapsed, "sentences_per_s": n_sent / elapsed,
            "peak_rss_mb": peak_mb, "source": "shared/data" if DATA.is_dir() else "examples"}
-    save("batch.json", res)
+    res["check_args"] = args.check_args
+    save(args.out, res)
     print(f"{len(lines)} drafts, {n_sent} sentences in {elapsed:.1f} s (incl. model load): "
           f"{n_sent / elapsed:.1f} sentences/s; peak RSS {peak_mb:.0f} MB")
 

@@ -53,7 +53,7 @@ def dev_md(old: dict | None, new: dict, point: dict | None) -> str:
               _pair(old["files"].get(name) if old else None, m, "recall"),
               _pair(old["files"].get(name) if old else None, m, "auroc")] for name, m in new["files"].items()]
     op = new["operating_point"]
-    note = (f"v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, stage-3 model, "
+    note = (f"v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, stage-3b model, "
             f"operating point FL100 ≥ {op['contradiction']}, FL200 < {op['unsupported']}, FL400 where P(entailment) "
             f"< {op['values']}), on the same rows. A response is *flagged* when it has any error or warning finding; "
             "precision and recall are for \"hallucinated\" (the set's label says the output, or the sentence, is not "
@@ -67,10 +67,9 @@ def dev_md(old: dict | None, new: dict, point: dict | None) -> str:
             f"`python bench/eval_dev.py --name NAME --limit {new['limit_per_file']}`.")
     if point:
         note += (f" The operating point was chosen on {point['rows']} calibration rows of the training-side files "
-                 "(`bench/calibrate.py`): the best mean F1 over task types whose precision is at least "
-                 f"{point['min_precision']} on every task type" + ("" if point["feasible"] else
-                                                                   " (no point reached that; the most precise one)")
-                 + ".")
+                 "(`bench/calibrate.py`), precision first: the best mean precision over task types among the points "
+                 f"with precision ≥ {point['min_precision']} and recall ≥ {point.get('min_recall', 0)} on every task "
+                 "type" + ("" if point["feasible"] else " (no point reached both; the most precise one)") + ".")
     return (table(head, rows) + "\n\n<details><summary>Per file</summary>\n\n"
             + table(["file", "rows", "precision", "recall", "AUROC"], files) + "\n\n</details>\n\n" + note)
 
@@ -82,7 +81,7 @@ def nli_md(n: dict) -> str:
             + f"\n\nNone of these splits is used in training. `python bench/eval_nli.py --limit {n['limit']}`.")
 
 
-def speed_md(t: dict | None, b: dict | None, e: dict | None) -> str:
+def speed_md(t: dict | None, b: dict | None, e: dict | None, b01: dict | None = None) -> str:
     lines = []
     if t:
         lines.append(f"- Checker throughput ({t['precision']}, batch 32, {t['threads']} torch threads on "
@@ -94,7 +93,11 @@ def speed_md(t: dict | None, b: dict | None, e: dict | None) -> str:
     if b:
         lines.append(f"- Batch mode, {b['drafts']} drafts ({b['sentences']} sentences, {b['source']}): "
                      f"**{b['sentences_per_s']:.1f} sentences/s** including model load, peak RSS "
-                     f"**{b['peak_rss_mb']:.0f} MB**. `python bench/batch.py`")
+                     f"**{b['peak_rss_mb']:.0f} MB**. `python bench/batch.py`"
+                     + (f"; v0.1 (its weights, fixed windows) on the same drafts, same machine: "
+                        f"{b01['sentences_per_s']:.1f} sentences/s, peak RSS {b01['peak_rss_mb']:.0f} MB "
+                        "(`python bench/batch.py --out batch_v01.json -- --model V01_DIR --config WINDOWS_TOML`)"
+                        if b01 else ""))
     if e:
         lines.append(f"- Calibration (temperature scaling on the calibration split, T = {e['temperature']:.2f}): "
                      f"expected calibration error of the top label {e['ece_top_label_before']:.3f} → "
@@ -121,7 +124,7 @@ def main() -> None:
         parts.append("### Faithfulness on the development sets\n\n" + faithfulness_md(f))
     if n:
         parts.append("### Sentence-pair NLI (reported, not optimised)\n\n" + nli_md(n))
-    parts.append("### Speed, memory, calibration\n\n" + speed_md(t, b, e))
+    parts.append("### Speed, memory, calibration\n\n" + speed_md(t, b, e, load("batch_v01.json")))
     body = "\n\n".join(parts)
     readme = ROOT / "README.md"
     text = readme.read_text()
@@ -131,11 +134,11 @@ def main() -> None:
     else:
         text = text.replace("BENCHMARKS_PLACEHOLDER", block)
     readme.write_text(text)
-    card = MODEL_DIR / "MODEL_CARD.md"
-    if card.exists():
-        ct = card.read_text()
-        ct = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->", lambda _: block, ct, flags=re.S)
-        card.write_text(ct)
+    for card in (MODEL_DIR / "MODEL_CARD.md", ROOT / "training" / "MODEL_CARD.md"):
+        if card.exists():
+            ct = card.read_text()
+            ct = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->", lambda _: block, ct, flags=re.S)
+            card.write_text(ct)
     print(body)
 
 

@@ -17,9 +17,11 @@ CTX = [ContextDoc("ctx.md", "The library reopened on March 4, 2024. The project 
 
 
 def linter(**cfg) -> tuple[Linter, KeywordChecker]:
-    """The fake's WEAK (P(entailment) 0.45) is FL300 at this pinned operating point, whatever is calibrated."""
+    """An operating point pinned whatever is calibrated: the fake's WEAK (P(entailment) 0.45) is FL300, and
+    FL400 is checked on every sentence."""
     cfg.setdefault("rules", {})
-    cfg["rules"].setdefault("FL200", {"threshold": 0.3})
+    for code, threshold in (("FL100", 0.5), ("FL200", 0.3), ("FL300", 0.6), ("FL400", 1.0)):
+        cfg["rules"].setdefault(code, {"threshold": threshold})
     checker = KeywordChecker()
     lt = Linter(Config(**cfg), checker=checker, relevance=LexicalRelevance(),
                 splitter=SentenceSplitter(use_spacy=False), values=ValueExtractor(nlp=False))

@@ -35,7 +35,8 @@ CONTEXT = ("The library reopened on March 4, 2024. The project cost $12.5 millio
 DRAFT = ("---\nquery: What changed?\n---\n# Library 😀\n\n"
          "The library reopened on March 4, 2024. It has a xunsup rooftop cafe. The project cost $15 million.\n\n"
          "- It is xcontra open on Sundays.\n")
-INIT = {"debounce": 0, "relevance": "lexical"}
+# FL400 on every sentence: the fake checker finds the "$15 million" sentence entailed (its keywords decide)
+INIT = {"debounce": 0, "relevance": "lexical", "rules": {"FL400": {"threshold": 1.0}}}
 
 
 def workspace(tmp_path: Path, draft: str = DRAFT, context: str = CONTEXT) -> Path:

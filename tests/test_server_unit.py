@@ -235,7 +235,8 @@ def _outcome(tmp_path: Path, text: str, context: str = CONTEXT, name: str = "dra
     draft = tmp_path / name
     draft.write_bytes(text.encode())
     (tmp_path / (draft.stem + ".context.md")).write_text(context)
-    config = Config(relevance="lexical")
+    # FL400 on every sentence: the fake checker finds value-only changes entailed (its keywords decide)
+    config = Config(relevance="lexical", rules={"FL400": {"threshold": 1.0}})
     snap = Snapshot(uri=draft.as_uri(), path=draft, text=text, version=3, language_id="markdown")
     out = check_snapshot(make_linter(config), config, None, snap, lambda: False)
     state = DocState(uri=snap.uri, path=draft, language_id="markdown", outcome=out)

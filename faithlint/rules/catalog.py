@@ -20,12 +20,14 @@ class Rule:
         return f"{DOCS_URL}#{self.code.lower()}"
 
 
+# thresholds: the operating point chosen by bench/calibrate.py on calibration rows (docs/rules.md)
 RULES: dict[str, Rule] = {r.code: r for r in (
-    Rule("FL100", "contradiction", "error", "The context contradicts the sentence.", threshold=0.5),
-    Rule("FL200", "unsupported", "warning", "The context neither supports nor refutes the sentence.",
-         threshold=0.5),
+    Rule("FL100", "contradiction", "error", "The checker is confident the context contradicts the sentence.",
+         threshold=0.7),
+    Rule("FL200", "unsupported", "warning", "The checker is confident the context does not support the sentence.",
+         threshold=0.35),
     Rule("FL300", "low-faithfulness", "info",
-         "The sentence is judged supported, but its faithfulness score is below the threshold.", threshold=0.6),
+         "Not flagged, but the faithfulness score is below the threshold: the checker is unsure.", threshold=0.5),
     Rule("FL400", "absent-fact", "warning",
-         "A number, date or named entity of the sentence does not appear in its evidence.", threshold=1.0),
+         "A number, date or named entity of the sentence does not appear in its evidence.", threshold=0.3),
 )}
