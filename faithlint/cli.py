@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     c.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     c.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    fixing = c.add_mutually_exclusive_group()
+    fixing.add_argument("--fix", action="store_true",
+                        help="apply safe fixes to the drafts (the FL400 value swap), then report what remains")
+    fixing.add_argument("--diff", action="store_true",
+                        help="print the safe fixes as a unified diff instead of the report; change nothing")
 
     s = sub.add_parser("synth", help="write synthetic faithful/hallucinated pairs from your context files")
     s.add_argument("paths", nargs="+", type=Path, help="context files or folders")
@@ -206,6 +211,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.pairs and args.paths:
         raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
+    if args.pairs and (args.fix or args.diff):
+        raise FaithlintError(f"--{'fix' if args.fix else 'diff'} works on draft files, not on --pairs batches")
     if not args.pairs and not args.paths:
         raise FaithlintError("no drafts given: faithlint check PATH... (or --pairs FILE.jsonl)")
     start = args.paths[0].parent if args.paths and args.paths[0].is_file() else (args.paths[0] if args.paths
@@ -255,10 +262,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.output:
         _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
     prog = _progress(len(jobs), not args.no_progress)
+    fixer = _Fixer(args.fix, args.diff)
     try:
         for job in jobs:
             res = _checked(linter, _display(job.path), job.text, job.context, path=_display(job.path),
                            query=job.pairing.query, markdown=job.markdown)
+            if fixer.enabled:
+                res = fixer.fix(linter, job, res)
             results.append(evidence_in_source(res, job.context))
             if args.format in ("sarif", "html"):
                 contexts.update(source_texts(job.context))
@@ -267,8 +277,58 @@ def cmd_check(args: argparse.Namespace) -> int:
     finally:
         if prog:
             prog.stop()
-    _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
+    if args.diff:
+        _emit("".join(fixer.diffs), args.output)
+    else:
+        _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
+    if fixer.enabled:
+        print(f"faithlint: {fixer.summary()}", file=sys.stderr)
     return _exit_code(results, config.fail_on)
+
+
+class _Fixer:
+    """``--fix`` (write the safe fixes, re-check what is left) and ``--diff`` (collect them as a diff)."""
+
+    PASSES = 5  # a fix may make another one possible; stop long before a pathological loop matters
+
+    def __init__(self, write: bool, diff: bool) -> None:
+        self.write, self.diff = write, diff
+        self.enabled = write or diff
+        self.diffs: list[str] = []
+        self.fixed = 0
+        self.drafts = 0
+
+    def fix(self, linter: Any, job: Any, res: Any) -> Any:
+        from faithlint.fixes import fix_text, safe_fixes, unified_diff, write_fixed
+
+        name = _display(job.path)
+        text, count = job.text, 0
+        for _ in range(self.PASSES if self.write else 1):
+            fixes = safe_fixes(res)
+            if not fixes:
+                break
+            new = fix_text(text, fixes)
+            if new == text:
+                break
+            count += len(fixes)
+            text = new
+            if self.write:  # report the draft as it now is: offsets, findings and exit code of the fixed text
+                res = _checked(linter, name, text, job.context, path=name, query=job.pairing.query,
+                               markdown=job.markdown)
+        if count:
+            self.fixed += count
+            self.drafts += 1
+            if self.diff:
+                self.diffs.append(unified_diff(job.text, text, name))
+            else:
+                write_fixed(job.path, job.text, text, name)
+        return res
+
+    def summary(self) -> str:
+        if not self.fixed:
+            return "no safe fixes" + (" to show" if self.diff else " to apply")
+        n = f"{self.fixed} fix{'es' if self.fixed != 1 else ''} in {self.drafts} draft{'s' if self.drafts != 1 else ''}"
+        return f"{n} (not applied: --fix applies them)" if self.diff else f"applied {n}"
 
 
 def _refuse_input_as_output(output: Path, inputs: Sequence[Path]) -> None:

@@ -104,13 +104,6 @@ def test_cli_formats_in_process(tmp_path, capsys):
             assert "FL100 [error]" in body
 
 
-def test_planted_sentences_are_flagged(example_result):
-    res = example_result
-    assert CONTRADICTION in flagged(res, "FL100")
-    assert UNSUPPORTED in flagged(res, "FL200")
-    assert "$25 million" in flagged(res, "FL400")
-
-
 def test_clean_draft_exits_0(tmp_path):
     shutil.copy(EXAMPLE / "answer.context.md", tmp_path / "good.context.md")
     (tmp_path / "good.md").write_text("The project cost $12.5 million.\n\nThe solar roof supplies about 30 percent "
@@ -129,7 +122,6 @@ def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     lines = [json.dumps({"id": f"d{i}", "text": sentences[i % 4], "context": [ctx]}) for i in range(200)]
     (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n")
     loads = []
-    real = linter_mod.NLIChecker if hasattr(linter_mod, "NLIChecker") else None
     from faithlint.checkers import nli
 
     original = nli.NLIChecker
@@ -148,7 +140,36 @@ def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == [f"d{i}" for i in range(200)]
     assert len(loads) == 1
-    assert real is None or real is original
+    # the one model judged every pair: the same sentence gets the same verdict on every line
+    verdicts: dict[str, set[str]] = {}
+    for i, r in enumerate(rows):
+        verdict = ([f["code"] for f in r["findings"]], [(s["label"], s["score"]) for s in r["sentences"]])
+        verdicts.setdefault(sentences[i % 4], set()).add(json.dumps(verdict))
+    assert all(len(v) == 1 for v in verdicts.values())
+    assert all(len(r["sentences"]) == 1 and r["sentences"][0]["label"] in ("entailment", "neutral", "contradiction")
+               for r in rows)
+
+
+def test_check_fix_applies_the_value_fix_to_the_example_and_nothing_else(tmp_path, capsys):
+    work = tmp_path / "rag-answer"
+    shutil.copytree(EXAMPLE, work)
+    draft = work / "answer.md"
+    before = draft.read_bytes()
+    assert cli.main(["check", str(draft), "--diff"]) == 1
+    diff = capsys.readouterr().out
+    assert draft.read_bytes() == before  # --diff changes nothing
+    assert [x for x in diff.splitlines() if x[:1] in "+-" and x[:3] not in ("+++", "---")] == [
+        f"-{CONTRADICTION}", f"+{CONTRADICTION.replace('$25 million', '$12.5 million')}"]
+
+    code = cli.main(["check", str(draft), "--fix", "--format", "json"])
+    after = draft.read_bytes()
+    assert after == before.replace(b"$25 million", b"$12.5 million", 1) and after != before
+    report = json.loads(capsys.readouterr().out)["results"][0]
+    text = after.decode()
+    remaining = {(f["code"], text[f["start"]:f["end"]]) for f in report["findings"]}
+    assert ("FL200", UNSUPPORTED) in remaining and not any(c == "FL400" for c, _ in remaining)
+    assert code == 1  # the unsupported sentence is still there, and --fix never deletes it
+    assert (work / "answer.context.md").read_bytes() == (EXAMPLE / "answer.context.md").read_bytes()
 
 
 def test_synth_and_train_round_trip(tmp_path):

@@ -16,19 +16,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
 from fake_models import make_linter  # noqa: E402
 
 from faithlint.config import Config  # noqa: E402
-from faithlint.server.app import DocState  # noqa: E402
-from faithlint.server.checking import Outcome, Scheduler, Snapshot, check_snapshot  # noqa: E402
-from faithlint.server.code_actions import (  # noqa: E402
-    ActionContext,
-    CodeActionRegistry,
+from faithlint.fixes import (  # noqa: E402
+    CorrectorRegistry,
     Edit,
+    FixTarget,
     Proposal,
-    _prepare,
     apply_edits,
-    builtin_registry,
+    builtin_correctors,
     front_matter_end,
     sentence_deletion,
 )
+from faithlint.server.app import DocState  # noqa: E402
+from faithlint.server.checking import Outcome, Scheduler, Snapshot, check_snapshot  # noqa: E402
 from faithlint.server.diagnostics import build_diagnostics, finding_data  # noqa: E402
 from faithlint.server.settings import Settings  # noqa: E402
 from faithlint.server.text import DocumentIndex  # noqa: E402
@@ -312,14 +311,14 @@ def test_too_large_drafts_are_not_checked(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- code actions
 
 
-def _actions(state: DocState, code: str) -> tuple[ActionContext, dict[str, list[Edit]]]:
+def _actions(state: DocState, code: str) -> tuple[FixTarget, dict[str, list[Edit]]]:
     out = state.outcome
     assert out is not None and out.result is not None
     f = next(f for f in out.result.findings if f.code == code)
-    data = finding_data(f, out.snapshot.text, state.uri, out.snapshot.version)
-    ctx = ActionContext(state.uri, out.snapshot.version, out.snapshot.text, _prepare(data))
+    data = finding_data(f, out.snapshot.text, state.uri, out.snapshot.version)  # as the client sends it back
+    ctx = FixTarget(out.snapshot.text, data)
     edits = {}
-    for provider in builtin_registry():
+    for provider in builtin_correctors():
         for p in provider.propose(ctx):
             edits[provider.id] = provider.edits(ctx, p.args)
     return ctx, edits
@@ -401,18 +400,18 @@ def test_registry_is_pluggable() -> None:
     class Shout:
         id = "test.shout"
 
-        def propose(self, ctx: ActionContext) -> list[Proposal]:
+        def propose(self, ctx: FixTarget) -> list[Proposal]:
             return [Proposal("Shout")]
 
-        def edits(self, ctx: ActionContext, args: dict) -> list[Edit]:
+        def edits(self, ctx: FixTarget, args: dict) -> list[Edit]:
             return [Edit(0, len(ctx.text), ctx.text.upper())]
 
-    reg = builtin_registry()
+    reg = builtin_correctors()
     reg.register(Shout())
     assert [p.id for p in reg][-1] == "test.shout" and reg.get("test.shout") is not None
     reg.unregister("test.shout")
     assert reg.get("test.shout") is None
-    assert list(CodeActionRegistry()) == []
+    assert list(CorrectorRegistry()) == []
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from faithlint.linter import evidence_quote
+from faithlint.fixes import finding_data as core_finding_data
 from faithlint.rules.catalog import RULES
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.checking import Outcome
@@ -36,18 +35,8 @@ SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.Diagnostic
 
 
 def finding_data(f: Finding, text: str, uri: str, version: int | None) -> dict[str, Any]:
-    """What code actions and hovers need from a finding, JSON-ready (offsets are code points)."""
-    sentence = f.data.get("sentence") or [f.start, f.end]
-    data: dict[str, Any] = {"uri": uri, "version": version, "code": f.code, "start": f.start, "end": f.end,
-                            "sentence": list(sentence), "label": f.label, "score": f.score}
-    for key in ("value", "kind", "context_value"):
-        if key in f.data:
-            data[key] = f.data[key]
-    if f.evidence is not None:
-        sent_text = text[sentence[0]:sentence[1]]
-        data["evidence"] = {"source": f.evidence.source, "start": f.evidence.start, "end": f.evidence.end}
-        data["quote"] = evidence_quote(f.evidence, sent_text, limit=1_000_000)
-    return data
+    """What code actions and hovers need from a finding (:func:`faithlint.fixes.finding_data`), and where it is."""
+    return {"uri": uri, "version": version, **core_finding_data(f, text)}
 
 
 class ContextIndexes:
@@ -170,6 +159,3 @@ def register(ls: FaithlintServer) -> None:
 
     ls.clear_diagnostics = clear
 
-
-def evidence_path(state: DocState, source: str) -> Path | None:
-    return state.outcome.context_files.get(source) if state.outcome else None
