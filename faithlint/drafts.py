@@ -1,20 +1,35 @@
-"""Reading a draft and pairing it with its context: shared by ``check`` and ``watch``."""
+"""Reading a draft and pairing it with its context: the one preparation path of ``check``, ``watch`` and the
+language server.
+
+:func:`prepare` reads a draft (or takes the editor's text), resolves its pairing and loads its context, and
+returns the prepared draft and/or :class:`Problem` entries; it never raises for bad input. The CLI and the
+watcher use :func:`prepare_draft`, which raises the first error as a one-line
+:class:`~faithlint.errors.FaithlintError`; the server shows problems as diagnostics.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from faithlint.config import Config
-from faithlint.errors import InputError
+from faithlint.errors import FaithlintError, InputError
 from faithlint.pairing import Pairing
 from faithlint.types import ContextDoc
 
 
-def _no_context_message(draft: Path) -> str:
-    return (f"{draft}: no context found; pass --context PATH, add 'context:' front matter, put it in "
-            f"{draft.stem}.context.md or {draft.stem}.context/, or add a [[pair]] rule (or use --allow-no-context)")
+@dataclass
+class Problem:
+    """Something about a draft that is not a finding: no context, unreadable context, a model error.
+
+    ``error`` keeps the exception a problem came from, so :func:`prepare_draft` re-raises it as it was.
+    """
+
+    severity: str  # "error" | "warning" | "info"
+    code: str
+    message: str
+    error: FaithlintError | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -28,27 +43,144 @@ class PreparedDraft:
     context: list[ContextDoc]
 
 
-def prepare_draft(draft: Path, config: Config, config_path: Path | None, *, cli_context: Sequence[Path] = (),
-                  cli_query: str | None = None, allow_no_context: bool = False,
-                  display: str | None = None) -> PreparedDraft:
-    """Read ``draft``, resolve its pairing and load the context, as ``faithlint check`` does.
+@dataclass
+class Preparation:
+    """What :func:`prepare` made of a draft: the prepared draft (None when it cannot be checked) and problems.
 
-    Raises :class:`~faithlint.errors.FaithlintError` with a one-line message on any problem.
+    A draft can come with problems: a deleted or unusable context file when other context still loaded.
+    """
+
+    draft: PreparedDraft | None
+    problems: list[Problem] = field(default_factory=list)
+    pairing: Pairing | None = None
+    context_paths: list[Path] = field(default_factory=list)  # the pairing's paths, as loaded
+
+
+def _no_context_message(draft: Path) -> str:
+    return (f"{draft}: no context found; pass --context PATH, add 'context:' front matter, put it in "
+            f"{draft.stem}.context.md or {draft.stem}.context/, or add a [[pair]] rule (or use --allow-no-context)")
+
+
+def is_markdown(path: Path | None, extensions: Sequence[str], language_id: str | None = None) -> bool:
+    """Markdown by the file's extension; a name without one by the editor's language id."""
+    if path is not None and path.suffix:
+        return path.suffix.lower() in {e.lower() for e in extensions}
+    return language_id in ("markdown", "mdx")
+
+
+def _absolute(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path.absolute()
+
+
+def prepare(draft: Path | None, config: Config, config_path: Path | None, *, text: str | None = None,
+            language_id: str | None = None, cli_context: Sequence[Path] = (), cli_query: str | None = None,
+            allow_no_context: bool = False, allow_empty: bool = False, display: str | None = None,
+            absolute_context: bool = False, previous_context: Sequence[Path] = ()) -> Preparation:
+    """Read (or take ``text``), pair and load one draft, exactly as ``faithlint check`` does.
+
+    ``text`` is the editor's unsaved text (its size is counted in characters); without it the draft is read
+    from disk. ``absolute_context`` loads the context from resolved absolute paths (the server watches and
+    links them); ``previous_context`` are the files an earlier check read, reported when deleted. Problems
+    come in the order ``check`` meets them; without a draft at least one of them says why.
     """
     from faithlint.context import read_text
-    from faithlint.files import load_context_checked, require_regular
+    from faithlint.files import require_regular
     from faithlint.markdown import extract
     from faithlint.pairing import resolve_pairing
 
-    require_regular(draft, "draft")
-    text = read_text(draft, config.max_file_size)
-    is_md = draft.suffix.lower() in set(config.markdown_extensions)
-    if not text.strip():
-        raise InputError(f"{display or draft}: empty draft")
-    fm = extract(text, markdown=is_md).front_matter if is_md else None
-    pairing = resolve_pairing(draft, fm, config, config_path, cli_context=list(cli_context) or None,
-                              cli_query=cli_query)
-    if not pairing.context and not allow_no_context:
-        raise InputError(_no_context_message(Path(display) if display else draft))
-    ctx = load_context_checked(pairing.context, config.max_file_size) if pairing.context else []
-    return PreparedDraft(draft, text, is_md, pairing, ctx)
+    out = Preparation(None)
+    name = display or (str(draft) if draft is not None else "draft")
+    if text is not None and len(text) > config.max_file_size:
+        out.problems.append(Problem("warning", "too-large",
+                                    f"This draft has {len(text):,} characters, over the max_file_size limit "
+                                    f"({config.max_file_size:,}); it was not checked."))
+        return out
+    if draft is None:
+        out.problems.append(Problem("info", "no-context", "Save this draft to a file so faithlint can find its "
+                                    "context (front matter 'context:', NAME.context.md or a [[pair]] rule)."))
+        return out
+    if text is None:
+        try:
+            require_regular(draft, "draft")
+            text = read_text(draft, config.max_file_size)
+        except FaithlintError as exc:
+            out.problems.append(Problem("error", "read", str(exc), exc))
+            return out
+    markdown = is_markdown(draft, config.markdown_extensions, language_id)
+    if not allow_empty and not text.strip():
+        out.problems.append(Problem("error", "empty", f"{name}: empty draft", InputError(f"{name}: empty draft")))
+        return out
+    front_matter = extract(text, markdown=True).front_matter if markdown else None
+    try:
+        pairing = resolve_pairing(draft, front_matter, config, config_path, cli_context=list(cli_context) or None,
+                                  cli_query=cli_query)
+    except FaithlintError as exc:
+        out.problems.append(Problem("error", "pairing", str(exc), exc))
+        return out
+    out.pairing = pairing
+    out.context_paths = ([_absolute(p if p.is_absolute() else Path.cwd() / p) for p in pairing.context]
+                         if absolute_context else list(pairing.context))
+    gone = [p for p in previous_context if not p.exists() and p not in out.context_paths]
+    for p in gone:
+        out.problems.append(Problem("warning", "context-deleted",
+                                    f"Context file {p} was deleted; this draft is "
+                                    + ("now checked without it." if pairing.context else "no longer paired.")))
+    if not pairing.context:
+        if allow_no_context:
+            out.draft = PreparedDraft(draft, text, markdown, pairing, [])
+        elif not gone:
+            msg = _no_context_message(Path(display) if display else draft)
+            out.problems.append(Problem("error", "no-context", msg, InputError(msg)))
+        return out
+    docs, problems = _load_context(out.context_paths, config.max_file_size)
+    out.problems += problems
+    if docs:
+        out.draft = PreparedDraft(draft, text, markdown, pairing, docs)
+    return out
+
+
+def _load_context(paths: Sequence[Path], max_bytes: int) -> tuple[list[ContextDoc], list[Problem]]:
+    """All context documents of ``paths``; when some cannot be read, the others, and one problem per bad path."""
+    from faithlint.files import load_context_checked
+
+    try:
+        return load_context_checked(paths, max_bytes), []
+    except (FaithlintError, OSError):
+        pass
+    docs: list[ContextDoc] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for p in paths:
+        try:
+            loaded = load_context_checked([p], max_bytes)  # a FIFO is refused, never opened
+        except FaithlintError as exc:
+            problems.append(Problem("error", "context", str(exc), exc))
+            continue
+        except OSError as exc:
+            msg = f"{p}: {exc.strerror or exc}"
+            problems.append(Problem("error", "context", msg, InputError(msg)))
+            continue
+        for doc in loaded:
+            if doc.source not in seen:
+                seen.add(doc.source)
+                docs.append(doc)
+    return docs, problems
+
+
+def prepare_draft(draft: Path, config: Config, config_path: Path | None, *, cli_context: Sequence[Path] = (),
+                  cli_query: str | None = None, allow_no_context: bool = False,
+                  display: str | None = None) -> PreparedDraft:
+    """:func:`prepare` for ``check`` and ``watch``: the prepared draft, or the first error raised as it was.
+
+    Raises :class:`~faithlint.errors.FaithlintError` with a one-line message on any problem.
+    """
+    prep = prepare(draft, config, config_path, cli_context=cli_context, cli_query=cli_query,
+                   allow_no_context=allow_no_context, display=display)
+    for p in prep.problems:
+        if p.severity == "error":
+            raise p.error or InputError(p.message)
+    assert prep.draft is not None
+    return prep.draft

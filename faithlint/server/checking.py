@@ -23,8 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from faithlint.errors import FaithlintError
-from faithlint.files import load_context_checked
+from faithlint.drafts import Problem, prepare
 from faithlint.types import ContextDoc, DraftResult
 
 log = logging.getLogger(__name__)
@@ -175,18 +174,6 @@ class Scheduler:
 # ---------------------------------------------------------------------------------------------- checks
 
 @dataclass
-class Problem:
-    """Something about a draft that is not a finding: no context, unreadable context, a model error.
-
-    Shown as one diagnostic on the first line of the draft.
-    """
-
-    severity: str  # "error" | "warning" | "info"
-    code: str
-    message: str
-
-
-@dataclass
 class Snapshot:
     """What the worker needs about a document, captured on the protocol thread."""
 
@@ -221,14 +208,6 @@ NO_CONTEXT_HELP = ("No context is paired with this draft, so faithlint cannot ch
                    "folder), a [[pair]] rule in faithlint.toml, or --context on the command line.")
 
 
-def is_markdown(snapshot: Snapshot, extensions: list[str]) -> bool:
-    if snapshot.path is not None and snapshot.path.suffix.lower() in extensions:
-        return True
-    if snapshot.path is not None and snapshot.path.suffix:
-        return False
-    return (snapshot.language_id or "markdown") in ("markdown", "mdx")
-
-
 def _absolute(path: Path) -> Path:
     try:
         return path.resolve()
@@ -236,65 +215,41 @@ def _absolute(path: Path) -> Path:
         return path.absolute()
 
 
+def _shown(p: Problem, snap: Snapshot) -> Problem:
+    """A preparation problem as the editor shows it (no command-line hints; context errors say so)."""
+    if p.code == "no-context" and p.severity == "error":
+        assert snap.path is not None
+        return Problem("info", "no-context", NO_CONTEXT_HELP.format(stem=snap.path.stem))
+    if p.code == "context":
+        return Problem("error", "context", f"Context not usable: {p.message}")
+    return p
+
+
 def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Snapshot,
                    cancelled: Callable[[], bool],
                    partial: Callable[[Outcome], None] | None = None) -> Outcome:
-    """Pair, load the context and check one draft exactly as ``faithlint check`` would.
+    """Pair, load the context and check one draft exactly as ``faithlint check`` would
+    (:func:`faithlint.drafts.prepare`, the one preparation path, on the editor's text).
 
     Never raises for bad input: problems become :class:`Problem` entries. ``partial`` receives an
     outcome for the first sentences of a long draft before the whole draft is done.
     """
-    from faithlint.markdown import extract
-    from faithlint.pairing import resolve_pairing
-
     t0 = time.perf_counter()
     out = Outcome(snapshot=snap, config_path=config_path)
-    if len(snap.text) > config.max_file_size:
-        out.problems.append(Problem("warning", "too-large",
-                                    f"This draft has {len(snap.text):,} characters, over the max_file_size limit "
-                                    f"({config.max_file_size:,}); it was not checked."))
+    prep = prepare(snap.path, config, config_path, text=snap.text, language_id=snap.language_id or "markdown",
+                   allow_empty=True, absolute_context=True, previous_context=snap.previous_context)
+    out.problems = [_shown(p, snap) for p in prep.problems]
+    if prep.pairing is not None:
+        out.pairing_how = prep.pairing.how
+        out.context_paths = prep.context_paths
+    draft = prep.draft
+    if draft is None or not draft.context:
         return out
-    markdown = is_markdown(snap, config.markdown_extensions)
-    if snap.path is None:
-        out.problems.append(Problem("info", "no-context", "Save this draft to a file so faithlint can find its "
-                                    "context (front matter 'context:', NAME.context.md or a [[pair]] rule)."))
-        return out
-    front_matter = extract(snap.text, markdown=True).front_matter if markdown else None
-    try:
-        pairing = resolve_pairing(snap.path, front_matter, config, config_path)
-    except FaithlintError as exc:
-        out.problems.append(Problem("error", "pairing", str(exc)))
-        return out
-    out.pairing_how = pairing.how
-    out.context_paths = [_absolute(p if p.is_absolute() else Path.cwd() / p) for p in pairing.context]
-    gone = [p for p in snap.previous_context if not p.exists() and p not in out.context_paths]
-    for p in gone:
-        out.problems.append(Problem("warning", "context-deleted",
-                                    f"Context file {p} was deleted; this draft is "
-                                    + ("now checked without it." if pairing.context else "no longer paired.")))
-    if not pairing.context:
-        if not gone:
-            out.problems.append(Problem("info", "no-context", NO_CONTEXT_HELP.format(stem=snap.path.stem)))
-        return out
-    docs: list[ContextDoc] = []
-    for p in out.context_paths:
-        try:
-            loaded = load_context_checked([p], config.max_file_size)  # a FIFO would block the worker for good
-        except FaithlintError as exc:
-            out.problems.append(Problem("error", "context", f"Context not usable: {exc}"))
-            continue
-        except OSError as exc:
-            out.problems.append(Problem("error", "context", f"Context not usable: {p}: {exc.strerror or exc}"))
-            continue
-        for doc in loaded:
-            if doc.source not in out.context_files:
-                out.context_files[doc.source] = _absolute(Path(doc.source) if Path(doc.source).is_absolute()
-                                                          else Path.cwd() / doc.source)
-                out.context_texts[doc.source] = doc.text
-                out.context_docs[doc.source] = doc
-                docs.append(doc)
-    if not docs:
-        return out
+    for doc in draft.context:
+        out.context_files[doc.source] = _absolute(Path(doc.source) if Path(doc.source).is_absolute()
+                                                  else Path.cwd() / doc.source)
+        out.context_texts[doc.source] = doc.text
+        out.context_docs[doc.source] = doc
     if cancelled():
         return out
     on_partial = None
@@ -302,8 +257,8 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
         def on_partial(result: DraftResult) -> None:
             partial(replace(out, result=result, problems=list(out.problems), partial=True,
                             elapsed=time.perf_counter() - t0))
-    out.result = linter.check(snap.text, docs, path=str(snap.path), query=pairing.query, markdown=markdown,
-                              cancelled=cancelled, partial=on_partial)
+    out.result = linter.check(draft.text, draft.context, path=str(snap.path), query=draft.pairing.query,
+                              markdown=draft.markdown, cancelled=cancelled, partial=on_partial)
     for note in out.result.notes:
         if note.startswith("front matter"):
             out.problems.append(Problem("warning", "front-matter", note))
