@@ -17,9 +17,7 @@ from typing import Any
 
 from faithlint import __version__
 from faithlint.errors import FaithlintError, InputError
-
-SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
-FAIL_ON = ("error", "warning", "info", "never")
+from faithlint.options import cli_overrides, fails, shared_options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,22 +32,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"faithlint {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    c = sub.add_parser("check", help="check drafts against their context")
+    c = sub.add_parser("check", help="check drafts against their context", parents=[shared_options(
+        context_help="context file or folder (repeatable); overrides front matter, siblings and pair rules",
+        fail_on_help="lowest severity that fails (default: config)")])
     c.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
-    c.add_argument("--context", action="append", type=Path, default=[], metavar="PATH",
-                   help="context file or folder (repeatable); overrides front matter, siblings and pair rules")
-    c.add_argument("--query", help="the question or instruction the draft answers")
-    c.add_argument("--model", help="checker model: local folder or Hugging Face id (default: bundled model)")
-    c.add_argument("--config", type=Path, help="faithlint.toml or pyproject.toml to use (default: discovered)")
     c.add_argument("--format", choices=["text", "json", "jsonl", "sarif", "github", "html"], default="text")
-    c.add_argument("--fail-on", choices=FAIL_ON, default=None, help="lowest severity that fails (default: config)")
     c.add_argument("--pairs", type=Path, metavar="FILE.jsonl",
                    help="batch mode: one {id, text, context | context_files, query?} per line; a context string "
                         "holding a JSON object or array is verbalised like a .json context file")
     c.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
-    c.add_argument("--allow-no-context", action="store_true", help="check drafts without context (no NLI rules)")
-    c.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
-    c.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     c.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     c.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     fixing = c.add_mutually_exclusive_group()
@@ -88,7 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from faithlint.watch import add_arguments as _watch_arguments
 
-    _watch_arguments(sub.add_parser("watch", help="re-check drafts whenever they or their context change"))
+    _watch_arguments(sub.add_parser("watch", help="re-check drafts whenever they or their context change",
+                                    parents=[shared_options(
+                                        context_help="context file or folder for every draft (repeatable); "
+                                                     "overrides the pairing conventions",
+                                        fail_on_help="with --once: lowest severity that makes the exit code 1 "
+                                                     "(default: config)")]))
     return p
 
 
@@ -144,20 +140,6 @@ def _checked(linter: Any, where: str, *args: Any, **kwargs: Any) -> Any:
 
 
 # ---------------------------------------------------------------------- check
-def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """Settings given as flags (--model, --select, --ignore, --fail-on); shared by check and watch."""
-    overrides: dict[str, Any] = {}
-    if args.model:
-        overrides["model"] = args.model
-    if args.select:
-        overrides["select"] = [x.strip() for x in args.select.split(",") if x.strip()]
-    if args.ignore:
-        overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
-    if args.fail_on:
-        overrides["fail_on"] = args.fail_on
-    return overrides
-
-
 def _config(args: argparse.Namespace, start: Path) -> Any:
     from faithlint.config import load_config, merge_overrides
     from faithlint.files import require_regular
@@ -371,13 +353,7 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 def _exit_code(results: Sequence[Any], fail_on: str) -> int:
-    if fail_on == "never":
-        return 0
-    floor = SEVERITY_RANK[fail_on]
-    for r in results:
-        if any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in r.findings):
-            return 1
-    return 0
+    return 1 if fails((f for r in results for f in r.findings), fail_on) else 0
 
 
 def _read_pairs(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:

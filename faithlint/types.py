@@ -8,7 +8,7 @@ from them by :mod:`faithlint.positions`.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 LABELS = ("entailment", "neutral", "contradiction")
@@ -127,6 +127,3 @@ class DraftResult:
     sentences: list[SentenceResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-    def as_plain(self) -> dict[str, Any]:
-        return asdict(self)

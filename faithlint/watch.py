@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from faithlint.drafts import PreparedDraft, prepare_draft
 from faithlint.errors import FaithlintError, InputError, ModelError
 from faithlint.files import non_regular_kind
+from faithlint.options import SEVERITY_RANK, cli_overrides, fails
 
 if TYPE_CHECKING:  # the CLI imports this module for its options: keep pydantic & co. out of that path
     from faithlint.config import Config
@@ -50,7 +51,6 @@ if TYPE_CHECKING:  # the CLI imports this module for its options: keep pydantic 
 
 DRAFT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".mdx", ".txt")  # as `faithlint check FOLDER`
 CONFIG_NAMES: tuple[str, ...] = ("faithlint.toml", "pyproject.toml")
-SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 # Editor and tool scratch files: never drafts, and their events alone never matter.
 _TEMP_SUFFIXES = (".swp", ".swx", ".swo", ".tmp", ".temp", ".bak", ".orig", ".crswap", "~", ".part",
                   "___jb_tmp___", "___jb_old___")
@@ -635,10 +635,6 @@ class Watcher:
         if paths:
             self._events.put((paths, kind in ("created", "deleted", "moved") or bool(event.is_directory)))
 
-    def notify(self, paths: Iterable[str | os.PathLike[str]], structural: bool = True) -> None:
-        """Feed paths as if the file system reported them (for tests and polling fallbacks)."""
-        self._events.put(([os.fspath(p) for p in paths], structural))
-
     def _collect(self, wait: float = 0.2) -> tuple[set[Path], bool] | None:
         try:
             paths, structural = self._events.get(timeout=wait)
@@ -839,14 +835,8 @@ class Watcher:
     def exit_code(self) -> int:
         if any(s.error for s in self.drafts.values()):
             return 2
-        fail_on = self.config.fail_on
-        if fail_on == "never":
-            return 0
-        floor = SEVERITY_RANK[fail_on]
-        for s in self.drafts.values():
-            if s.result and any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in s.result.findings):
-                return 1
-        return 0
+        return 1 if fails((f for s in self.drafts.values() if s.result for f in s.result.findings),
+                          self.config.fail_on) else 0
 
     # -- main loop --------------------------------------------------------------------------------------
 
@@ -912,7 +902,7 @@ def _default_factory(config: Config) -> Any:
 
 
 def add_arguments(w: Any) -> None:
-    """The ``faithlint watch`` options (kept here so cli.py only registers the subcommand)."""
+    """The ``faithlint watch`` options of its own (the shared ones: :func:`faithlint.options.shared_options`)."""
     w.add_argument("dirs", nargs="*", type=Path, default=[Path(".")], metavar="DIR",
                    help="draft folders to watch (default: the current folder)")
     w.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -924,16 +914,6 @@ def add_arguments(w: Any) -> None:
                    help="keep one JSON report per draft here (DIR/<draft path>.json), updated atomically")
     w.add_argument("--sarif", action="store_true", help="with --report-dir: also keep a SARIF report per draft")
     w.add_argument("--html", action="store_true", help="with --report-dir: also keep an HTML report per draft")
-    w.add_argument("--context", action="append", type=Path, default=[], metavar="PATH",
-                   help="context file or folder for every draft (repeatable); overrides the pairing conventions")
-    w.add_argument("--query", help="the question or instruction the drafts answer")
-    w.add_argument("--model", help="checker model: local folder or Hugging Face id (default: bundled model)")
-    w.add_argument("--config", type=Path, help="faithlint.toml or pyproject.toml to use (default: discovered)")
-    w.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
-    w.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
-    w.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default=None,
-                   help="with --once: lowest severity that makes the exit code 1 (default: config)")
-    w.add_argument("--allow-no-context", action="store_true", help="check drafts without context (no NLI rules)")
     w.add_argument("--debounce", type=float, default=0.3, metavar="SECONDS",
                    help="wait until files were quiet this long before checking (default 0.3)")
     w.add_argument("--once", action="store_true", help="check everything once, print the summary and exit")
@@ -942,8 +922,6 @@ def add_arguments(w: Any) -> None:
 
 def run_from_args(args: Any) -> int:
     """``faithlint watch``: exit 0 on Ctrl-C/SIGTERM; with ``--once`` 0/1 like ``check`` (2 if a draft failed)."""
-    from faithlint.cli import cli_overrides
-
     overrides = cli_overrides(args)
     if args.debounce < 0:
         raise FaithlintError("--debounce must not be negative")

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from faithlint.sentences import Span
 
-CountTokens = Callable[[Sequence[str]], list[int]]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]
 
 

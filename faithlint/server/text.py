@@ -49,17 +49,3 @@ class DocumentIndex:
                 return i
             units += width
         return end
-
-    def line_start(self, offset: int) -> int:
-        """Offset of the start of the line containing ``offset``."""
-        line, _ = self.lines.position(offset)
-        return self.lines.line_start(line)
-
-    def newline(self) -> str:
-        """The document's own line break, so inserted lines match the file's style."""
-        i = self.text.find("\n")
-        if i > 0 and self.text[i - 1] == "\r":
-            return "\r\n"
-        if i < 0 and "\r" in self.text:
-            return "\r"
-        return "\n"

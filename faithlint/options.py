@@ -1,0 +1,52 @@
+"""What ``faithlint check`` and ``faithlint watch`` share on the command line: the options that choose the
+context, the model and the rules (one parent parser), how they override the config, and how ``--fail-on``
+turns findings into an exit code.
+
+Kept out of :mod:`faithlint.cli` so :mod:`faithlint.watch` need not import the CLI (which imports it).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+def shared_options(*, context_help: str, fail_on_help: str) -> argparse.ArgumentParser:
+    """A parent parser (``parents=[...]``) with the options ``check`` and ``watch`` both take."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--context", action="append", type=Path, default=[], metavar="PATH", help=context_help)
+    p.add_argument("--query", help="the question or instruction the draft answers")
+    p.add_argument("--model", help="checker model: local folder or Hugging Face id (default: bundled model)")
+    p.add_argument("--config", type=Path, help="faithlint.toml or pyproject.toml to use (default: discovered)")
+    p.add_argument("--fail-on", choices=FAIL_ON, default=None, help=fail_on_help)
+    p.add_argument("--allow-no-context", action="store_true", help="check drafts without context (no NLI rules)")
+    p.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    p.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    return p
+
+
+def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Settings given as flags (--model, --select, --ignore, --fail-on); shared by check and watch."""
+    overrides: dict[str, Any] = {}
+    if args.model:
+        overrides["model"] = args.model
+    if args.select:
+        overrides["select"] = [x.strip() for x in args.select.split(",") if x.strip()]
+    if args.ignore:
+        overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
+    if args.fail_on:
+        overrides["fail_on"] = args.fail_on
+    return overrides
+
+
+def fails(findings: Iterable[Any], fail_on: str) -> bool:
+    """Is any finding at or above ``fail_on`` (``never``: none is)?"""
+    if fail_on == "never":
+        return False
+    floor = SEVERITY_RANK[fail_on]
+    return any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in findings)
