@@ -193,14 +193,15 @@ def test_synth_and_train_round_trip(tmp_path):
 
 
 def test_int8_precision_is_a_setting():
-    """int8 is faster but weaker (it misses the example's contradiction); FL400 still catches the amount."""
+    """int8 is faster but weaker: it misses the example's contradiction, yet the planted sentences stay flagged."""
     text = (EXAMPLE / "answer.md").read_text()
     ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)
     linter = Linter(Config(precision="int8", verbatim=False))
     assert linter.checker.quantize == "int8"
     assert linter.checker.name != Linter(Config()).checker.name  # cached verdicts never mix precisions
     res = linter.check(text, ctx, path="answer.md", query="What changed at the Riverside Public Library?")
-    assert "$25 million" in flagged(res, "FL400") and UNSUPPORTED in flagged(res, "FL200")
+    warned = flagged(res, "FL100") | flagged(res, "FL200")
+    assert CONTRADICTION in warned and UNSUPPORTED in warned, [(f.code, f.message) for f in res.findings]
     assert all(abs(sum(s.probs.values()) - 1) < 1e-3 for s in res.sentences)
 
 

@@ -48,7 +48,8 @@ def fake_cli(monkeypatch: pytest.MonkeyPatch) -> None:
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "draft.md").write_bytes(b"\xef\xbb\xbf" + DRAFT.encode())  # a BOM, which --fix must keep
     (tmp_path / "draft.context.md").write_text(CONTEXT)
-    (tmp_path / "faithlint.toml").write_text('relevance = "lexical"\n')
+    # FL400 on every sentence: the keyword checker finds the "$15 million" sentence entailed
+    (tmp_path / "faithlint.toml").write_text('relevance = "lexical"\n[rules.FL400]\nthreshold = 1.0\n')
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -57,7 +58,8 @@ def _result(text: str = DRAFT) -> object:
     from faithlint.context import load_context
 
     ctx = [d for d in load_context([Path("draft.context.md")], 10**6)]
-    return make_linter(Config(relevance="lexical")).check(text, ctx, path="draft.md")
+    return make_linter(Config(relevance="lexical", rules={"FL400": {"threshold": 1.0}})).check(text, ctx,
+                                                                                               path="draft.md")
 
 
 def test_only_the_value_swap_is_safe(ws: Path) -> None:

@@ -119,8 +119,9 @@ def test_commit_blocked_by_a_planted_wrong_fact_then_allowed(tmp_path: Path) -> 
     works with any checker model; FL100 with the bundled model is the next test."""
     entry = f"{shlex.quote(sys.executable)} -m faithlint check"
     repo, env = make_repo(tmp_path, entry, {
-        # only the FL400 rule: the verdict does not depend on how good the model is
-        "faithlint.toml": 'select = ["FL400"]\nfail_on = "warning"\n' + _model_config(),
+        # only the FL400 rule, on every sentence (threshold 1.0): the verdict does not depend on the model
+        "faithlint.toml": 'select = ["FL400"]\nfail_on = "warning"\n' + _model_config()
+                          + "[rules.FL400]\nthreshold = 1.0\n",
         "answers/q.context.md": "The Riverside library reopened in 2024 after an 18-month renovation.\n",
         "answers/q.md": "The Riverside library reopened in 2019 after a renovation.\n",
         "README.md": "# A repository of answers\n",  # no context: scoped out with `files:` below

@@ -524,6 +524,8 @@ def test_cli_watch_with_a_real_model(tmp_path: Path) -> None:
     (root / "q.context.md").write_text("The Riverside library reopened in 2024 after an 18-month renovation.\n")
     draft = root / "q.md"
     draft.write_text("The Riverside library reopened in 2019 after a renovation.\n")
+    # FL400 on every sentence (threshold 1.0), so the verdict does not depend on the model
+    (tmp_path / "faithlint.toml").write_text("[rules.FL400]\nthreshold = 1.0\n")
     reports = tmp_path / "reports"
     proc = _cli("answers", "--no-live", "--select", "FL400", "--report-dir", "reports", "--html",
                 "--debounce", "0.3", *_model_args(), cwd=tmp_path)
