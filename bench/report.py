@@ -106,8 +106,9 @@ def speed_md(t: dict | None, b: dict | None, e: dict | None, b01: dict | None = 
                      f"{e['runtime_precision']} at run time (calibration accuracy fp32 "
                      f"{e['calib_accuracy_fp16_storage']:.3f}"
                      + (f", bf16 {e['calib_accuracy_bf16']:.3f}" if e.get("calib_accuracy_bf16") else "")
-                     + f", int8 {e['calib_accuracy_int8']:.3f}; the fastest within 0.01 of fp32 is chosen), "
-                     f"stored as {e['storage']}.")
+                     + f", int8 {e['calib_accuracy_int8']:.3f}; "
+                     + (e.get("runtime_precision_note") or "the fastest within 0.01 of fp32 is chosen")
+                     + f"), stored as {e['storage']}.")
     return "\n".join(lines)
 
 
