@@ -23,7 +23,8 @@ from faithlint.context import display_path, read_text
 from faithlint.errors import ConfigError, InputError
 from faithlint.files import require_regular
 
-SIBLING_FILE_SUFFIXES: tuple[str, ...] = (".context.md", ".context.txt", ".context.json")
+SIBLING_FILE_SUFFIXES: tuple[str, ...] = (".context.md", ".context.txt", ".context.json", ".context.yaml",
+                                          ".context.yml", ".context.csv", ".context.tsv")
 SIBLING_DIR_SUFFIXES: tuple[str, ...] = (".context", ".sources")
 
 

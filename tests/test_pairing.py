@@ -155,7 +155,23 @@ def test_context_files_are_not_drafts() -> None:
 def test_context_candidates() -> None:
     names = [p.as_posix() for p in context_candidates(Path("docs/answer.md"))]
     assert names == ["docs/answer.context.md", "docs/answer.context.txt", "docs/answer.context.json",
-                     "docs/answer.context", "docs/answer.sources"]
+                     "docs/answer.context.yaml", "docs/answer.context.yml", "docs/answer.context.csv",
+                     "docs/answer.context.tsv", "docs/answer.context", "docs/answer.sources"]
+
+
+@pytest.mark.parametrize("suffix", [".context.yaml", ".context.csv"])
+def test_structured_sibling_pairs_and_is_verbalised(tmp_path: Path, suffix: str) -> None:
+    """answer.context.yaml / .csv next to a draft pair with it, and their records are read as sentences."""
+    from faithlint.files import load_context_checked
+
+    yaml, csv = "name: Riverside Library\nrating: 4.5\n", "name,rating\nRiverside Library,4.5\n"
+    body = yaml if suffix.endswith("yaml") else csv
+    touch(tmp_path / f"answer{suffix}", body)
+    touch(tmp_path / "answer.md", "It has a rating of 4.5.\n")
+    result = pair(tmp_path / "answer.md")
+    assert result.how == "sibling" and [p.name for p in result.context] == [f"answer{suffix}"]
+    docs = load_context_checked(result.context, 10**6)
+    assert "4.5" in docs[0].text and "rating" in docs[0].text.lower()
 
 
 @pytest.mark.parametrize(("path", "pattern", "expected"), [

@@ -19,13 +19,13 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from faithlint.pairing import context_candidates
+from faithlint.pairing import SIBLING_FILE_SUFFIXES, context_candidates
 from faithlint.server.app import DocState, FaithlintServer
 
 log = logging.getLogger(__name__)
 
 CONFIG_NAMES = ("faithlint.toml", "pyproject.toml")
-STATIC_GLOBS = ("**/*.context.md", "**/*.context.txt", "**/*.context.json", "**/*.context/**", "**/*.sources/**",
+STATIC_GLOBS = (*(f"**/*{s}" for s in SIBLING_FILE_SUFFIXES), "**/*.context/**", "**/*.sources/**",
                 "**/faithlint.toml", "**/pyproject.toml")
 STATIC_ID = "faithlint-watch-static"
 DYNAMIC_ID = "faithlint-watch-context"
