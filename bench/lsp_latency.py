@@ -116,6 +116,23 @@ class Bench:
                 pass
         return self.published[version]
 
+    async def start_and_open(self, server: list[str], root: Path, init: dict[str, Any], draft: Path,
+                             text: str) -> tuple[int, str]:
+        """Start the server over stdio, initialize it on ``root`` and open ``draft``: (server pid, draft uri)."""
+        await self.client.start_io(*server)
+        pid = self.client._server.pid  # type: ignore[union-attr]
+        caps = types.ClientCapabilities(
+            window=types.WindowClientCapabilities(work_done_progress=True),
+            text_document=types.TextDocumentClientCapabilities(
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+        await self.client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=root.as_uri(),
+                                                                  initialization_options=init))
+        self.client.initialized(types.InitializedParams())
+        uri = draft.as_uri()
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=uri, language_id="markdown", version=1, text=text)))
+        return pid, uri
+
     async def status(self) -> dict[str, Any]:
         return await self.client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="faithlint.status"))
@@ -132,18 +149,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         init["model"] = args.model
     b = Bench()
     t0 = time.perf_counter()
-    await b.client.start_io(sys.executable, "-m", "faithlint", "serve")
-    pid = b.client._server.pid  # type: ignore[union-attr]
-    caps = types.ClientCapabilities(
-        window=types.WindowClientCapabilities(work_done_progress=True),
-        text_document=types.TextDocumentClientCapabilities(
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
-    await b.client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=tmp.as_uri(),
-                                                           initialization_options=init))
-    b.client.initialized(types.InitializedParams())
-    uri = draft.as_uri()
-    b.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="markdown", version=1, text=draft_text)))
+    pid, uri = await b.start_and_open([sys.executable, "-m", "faithlint", "serve"], tmp, init, draft, draft_text)
     first = await b.wait_version(1, args.timeout)
     cold = first - t0
     while not (st := await b.status())["documents"].get(uri, {}).get("complete"):  # a long draft's top comes first

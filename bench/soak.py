@@ -62,18 +62,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.model:
         init["model"] = args.model
     b = Bench()
-    await b.client.start_io(*args.server)
-    pid = b.client._server.pid  # type: ignore[union-attr]
-    caps = types.ClientCapabilities(
-        window=types.WindowClientCapabilities(work_done_progress=True),
-        text_document=types.TextDocumentClientCapabilities(
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
-    await b.client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=tmp.as_uri(),
-                                                           initialization_options=init))
-    b.client.initialized(types.InitializedParams())
-    uri = draft.as_uri()
-    b.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="markdown", version=1, text=draft_text)))
+    pid, uri = await b.start_and_open(args.server, tmp, init, draft, draft_text)
     await b.wait_version(1, args.timeout)
     while not (await b.status())["documents"].get(uri, {}).get("complete"):
         await asyncio.sleep(0.05)

@@ -5,9 +5,9 @@ sentence the model finds 45 % entailed and 46 % neutral is uncertain, not unsupp
 and FL200 (error/warning) fire only where the checker is confident; uncertain sentences get
 FL300 (info). The default thresholds are calibrated on the calibration rows of the training-side
 real-output files (bench/calibrate.py) for findings that are usually right; users move them with
-``rules.FL100.threshold`` / ``rules.FL200.threshold`` / ``rules.FL300.threshold``; FL400 (a value
-absent from the evidence) is deterministic, and ``rules.FL400.threshold`` keeps it quiet on
-sentences the checker is confident are supported (equivalent forms it did not recognise).
+``rules.FL100.threshold`` / ``rules.FL200.threshold`` / ``rules.FL300.threshold``. FL400 (a value
+absent from the evidence) is matched deterministically but reported only where P(entailment) is
+below ``rules.FL400.threshold`` (1.0 = always): it marks the value in a sentence the checker doubts.
 """
 
 from __future__ import annotations

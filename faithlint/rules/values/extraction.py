@@ -286,15 +286,21 @@ def _digit_numbers(text: str, claims: _Claims) -> list[_Item]:
         decimals = len(num.split(".")[1]) if "." in num else 0
         quantum = Decimal(1).scaleb(-decimals)
         plain4 = bool(re.fullmatch(r"\d{4}", num)) and not m.group("sign")
-        res = _classify(text, s, e, amount, quantum, True, plain4)
-        if res is None:
-            continue
-        kind, s2, e2, amount, quantum, unit, extra = res
-        if not claims.free(s2, e2):
-            continue
-        claims.take(s2, e2)
-        out.append(_numeric_item(text, kind, s2, e2, amount, quantum, unit, extra))
+        item = _claim_numeric(text, claims, _classify(text, s, e, amount, quantum, True, plain4))
+        if item is not None:
+            out.append(item)
     return out
+
+
+def _claim_numeric(text: str, claims: _Claims, res: tuple | None) -> _Item | None:
+    """The item for a classified number, claiming its span, unless unclassified or the span is taken."""
+    if res is None:
+        return None
+    kind, s, e, amount, quantum, unit, extra = res
+    if not claims.free(s, e):
+        return None
+    claims.take(s, e)
+    return _numeric_item(text, kind, s, e, amount, quantum, unit, extra)
 
 
 def _word_numbers(text: str, claims: _Claims) -> list[_Item]:
@@ -342,14 +348,10 @@ def _word_numbers(text: str, claims: _Claims) -> list[_Item]:
             continue
         amount = Decimal(_parse_words(toks))
         res = _classify(text, s, e, amount, _last_place(amount) if len(toks) > 1 else Decimal(1), False, False)
-        if res is None:
+        item = _claim_numeric(text, claims, res)
+        if item is None:
             continue
-        kind, s2, e2, amount, quantum, unit, extra = res
-        if not claims.free(s2, e2):
-            continue
-        claims.take(s2, e2)
-        item = _numeric_item(text, kind, s2, e2, amount, quantum, unit, extra)
-        if kind == "number" and len(toks) == 1 and amount <= 10:
+        if res[0] == "number" and len(toks) == 1 and res[3] <= 10:  # kind, amount as classified
             item = replace(item, count=True)
         out.append(item)
     return out
