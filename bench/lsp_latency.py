@@ -138,15 +138,21 @@ class Bench:
             command="faithlint.status"))
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+def workspace(args: argparse.Namespace, prefix: str) -> tuple[Path, Path, str, dict[str, Any]]:
+    """A temporary folder with the generated draft and its sibling context: (folder, draft, its text, init)."""
     draft_text, context_text = make_texts(args.draft_words, args.context_words)
-    tmp = Path(tempfile.mkdtemp(prefix="faithlint-bench-"))
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     draft = tmp / "report.md"
     draft.write_text(draft_text)
     (tmp / "report.context.md").write_text(context_text)
     init: dict[str, Any] = {"debounce": 0}
     if args.model:
         init["model"] = args.model
+    return tmp, draft, draft_text, init
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    tmp, draft, draft_text, init = workspace(args, "faithlint-bench-")
     b = Bench()
     t0 = time.perf_counter()
     pid, uri = await b.start_and_open([sys.executable, "-m", "faithlint", "serve"], tmp, init, draft, draft_text)
@@ -194,7 +200,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         return lat_ms[min(len(lat_ms) - 1, int(round(p / 100 * (len(lat_ms) - 1))))] if lat_ms else float("nan")
 
     return {
-        "draft_words": len(draft_text.split()), "context_words": len(context_text.split()),
+        "draft_words": len(draft_text.split()), "context_words": len((tmp / "report.context.md").read_text().split()),
         "model": args.model or "bundled default", "edits": args.edits,
         "cold_start_s": round(cold, 2), "cold_start_whole_s": round(whole, 2),
         "partial_first": st.get("partialResultsDelivered", 0) > 0, "model_load_s": st.get("modelLoadSeconds"),

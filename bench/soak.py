@@ -19,7 +19,6 @@ import json
 import random
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lsp_latency import Bench, make_texts, rss  # noqa: E402
+from lsp_latency import Bench, rss, workspace  # noqa: E402
 
 from faithlint.server.text import DocumentIndex  # noqa: E402
 
@@ -53,14 +52,7 @@ def next_edit(text: str, i: int, rng: random.Random) -> tuple[int, int, str]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    draft_text, context_text = make_texts(args.draft_words, args.context_words)
-    tmp = Path(tempfile.mkdtemp(prefix="faithlint-soak-"))
-    draft = tmp / "report.md"
-    draft.write_text(draft_text)
-    (tmp / "report.context.md").write_text(context_text)
-    init: dict[str, Any] = {"debounce": 0}
-    if args.model:
-        init["model"] = args.model
+    tmp, draft, draft_text, init = workspace(args, "faithlint-soak-")
     b = Bench()
     pid, uri = await b.start_and_open(args.server, tmp, init, draft, draft_text)
     await b.wait_version(1, args.timeout)
@@ -97,7 +89,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     b.client.exit(None)
     await b.client.stop()
     first, last = windows[0]["rss_mib"], windows[-1]["rss_mib"]
-    return {"edits": args.edits, "draft_words": len(draft_text.split()), "context_words": len(context_text.split()),
+    context_words = len((tmp / "report.context.md").read_text().split())
+    return {"edits": args.edits, "draft_words": len(draft_text.split()), "context_words": context_words,
             "model": args.model or "bundled default", "windows": windows,
             "rss_growth_pct": round(100 * (last - first) / first, 2) if first and last else None,
             "final_version_checked": final.get("version") == args.edits + 1}
