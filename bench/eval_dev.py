@@ -13,7 +13,7 @@ and per task type (QA, summary, dialogue, data-to-text, claims):
 
 Files: the ``*_dev`` halves of the real-output sets (all rows, or --limit per file) and the
 earlier development sets (only rows whose context is in the "unseen" half; see
-faithlint/splits.py). ``--split calib`` runs on the calibration rows of the training-side files
+faithlint/train/splits.py). ``--split calib`` runs on the calibration rows of the training-side files
 instead (for choosing the operating point, never for reporting).
 
     python bench/eval_dev.py --name v2 --limit 300
@@ -56,7 +56,7 @@ def dump_rows(args) -> Path:
     """Run the linter over the rows and write one JSON line per row."""
     from faithlint.config import Config
     from faithlint.linter import Linter
-    from faithlint.splits import context_bucket
+    from faithlint.train.splits import context_bucket
     from faithlint.types import ContextDoc
 
     data = data_dir(args.data)

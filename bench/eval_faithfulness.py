@@ -12,7 +12,7 @@ set labels (a whole summary, response or claim). Reported per set:
   tuned on the training-side files wice_claim_dev + begin_dev_*).
 
 By default only rows whose context is in the "unseen" half are used (see
-faithlint/splits.py: the other half's unlabelled contexts fed synthetic
+faithlint/train/splits.py: the other half's unlabelled contexts fed synthetic
 training data). ``--split all`` reports every row.
 
     python bench/eval_faithfulness.py --limit 200
@@ -75,7 +75,7 @@ def main() -> None:
     from faithlint.config import Config
     from faithlint.linter import Linter
     from faithlint.sentences import SentenceSplitter
-    from faithlint.splits import context_bucket
+    from faithlint.train.splits import context_bucket
     from faithlint.types import ContextDoc
 
     splitter = SentenceSplitter()

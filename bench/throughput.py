@@ -22,7 +22,7 @@ def main() -> None:
     import torch
 
     from faithlint.checkers.nli import NLIChecker
-    from faithlint.training import pairs_per_second as pairs_per_s
+    from faithlint.train.training import pairs_per_second as pairs_per_s
 
     t = time.perf_counter()
     checker = NLIChecker(args.model)

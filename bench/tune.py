@@ -28,7 +28,7 @@ def main() -> None:
     from faithlint.config import Config
     from faithlint.linter import Linter
     from faithlint.sentences import SentenceSplitter
-    from faithlint.splits import context_bucket
+    from faithlint.train.splits import context_bucket
     from faithlint.types import ContextDoc
 
     rows = [r for name in TUNE for r in read_jsonl(data / "faithfulness" / f"{name}.jsonl")

@@ -3,10 +3,13 @@
 Checks a draft (an LLM answer, summary, report) against the context it came
 from and marks every sentence the context does not support::
 
-    from faithlint import Linter, ContextDoc
-    result = Linter().check(draft_text, [ContextDoc("source.md", source_text)])
+    import faithlint
+    result = faithlint.check(draft_text, context=[source_text], query=None)
     for f in result.findings:
         print(f.code, f.start, f.end, f.message)
+
+See :mod:`faithlint.api` (``check``, ``check_batch``, ``check_file``) and, to
+swap pipeline stages, :class:`faithlint.linter.Linter` and :mod:`faithlint.stages`.
 """
 
 from __future__ import annotations
@@ -14,20 +17,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["ContextDoc", "DraftResult", "Finding", "Linter", "SentenceResult", "__version__"]
+__all__ = ["Config", "ContextDoc", "DraftResult", "Finding", "Linter", "Rule", "SentenceResult", "__version__",
+           "check", "check_batch", "check_file", "register_rule", "to_dict"]
 
 if TYPE_CHECKING:
+    from faithlint.api import check, check_batch, check_file, to_dict
+    from faithlint.config import Config
     from faithlint.linter import Linter
+    from faithlint.rules import Rule
+    from faithlint.rules import register as register_rule
     from faithlint.types import ContextDoc, DraftResult, Finding, SentenceResult
+
+_LAZY = {"Linter": ("faithlint.linter", "Linter"), "check": ("faithlint.api", "check"),
+         "check_batch": ("faithlint.api", "check_batch"), "check_file": ("faithlint.api", "check_file"),
+         "to_dict": ("faithlint.api", "to_dict"),
+         "Config": ("faithlint.config", "Config"), "Rule": ("faithlint.rules", "Rule"),
+         "register_rule": ("faithlint.rules", "register"),
+         **{n: ("faithlint.types", n) for n in ("ContextDoc", "DraftResult", "Finding", "SentenceResult")}}
 
 
 def __getattr__(name: str) -> Any:  # lazy: `import faithlint` must not load torch
-    if name == "Linter":
-        from faithlint.linter import Linter
+    if name not in _LAZY:
+        raise AttributeError(name)
+    import importlib
 
-        return Linter
-    if name in {"ContextDoc", "DraftResult", "Finding", "SentenceResult"}:
-        from faithlint import types
-
-        return getattr(types, name)
-    raise AttributeError(name)
+    module, attr = _LAZY[name]
+    return getattr(importlib.import_module(module), attr)

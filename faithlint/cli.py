@@ -127,10 +127,11 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
 
-def _checked(linter: Any, where: str, *args: Any, **kwargs: Any) -> Any:
-    """``linter.check`` naming the draft when it fails unexpectedly (exit 2, one line, never a traceback)."""
+def _checked(checker: Any, where: str, *args: Any, method: str = "check", **kwargs: Any) -> Any:
+    """``checker.check`` (the API or a linter) naming the draft when it fails unexpectedly (exit 2, one line,
+    never a traceback)."""
     try:
-        return linter.check(*args, **kwargs)
+        return getattr(checker, method)(*args, **kwargs)
     except (FaithlintError, KeyboardInterrupt):
         raise
     except Exception as exc:
@@ -186,7 +187,8 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from faithlint.context import evidence_in_source, source_texts
+    from faithlint import api
+    from faithlint.context import source_texts
     from faithlint.drafts import prepare_draft
     from faithlint.formats import render
     from faithlint.linter import Linter
@@ -215,9 +217,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             for item in items:
                 if not item["context"] and not args.allow_no_context:
                     raise InputError(f"{args.pairs}: line {item['line']}: id {item['id']!r} has no context")
-                res = _checked(linter, f"{args.pairs}: line {item['line']} (id {item['id']!r})", item["text"],
-                               item["context"], id=item["id"], query=item["query"], markdown=False)
-                res = evidence_in_source(res, item["context"])
+                res = _checked(api, f"{args.pairs}: line {item['line']} (id {item['id']!r})", item["text"],
+                               item["context"], id=item["id"], query=item["query"], markdown=False, linter=linter)
                 if args.format in ("sarif", "html"):
                     contexts.update(source_texts(item["context"]))
                 results.append(res)
@@ -247,11 +248,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixer = _Fixer(args.fix, args.diff)
     try:
         for job in jobs:
-            res = _checked(linter, _display(job.path), job.text, job.context, path=_display(job.path),
-                           query=job.pairing.query, markdown=job.markdown)
+            res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
+                           method="check_prepared")
             if fixer.enabled:
                 res = fixer.fix(linter, job, res)
-            results.append(evidence_in_source(res, job.context))
+            results.append(res)
             if args.format in ("sarif", "html"):
                 contexts.update(source_texts(job.context))
             if prog:
@@ -281,6 +282,7 @@ class _Fixer:
         self.drafts = 0
 
     def fix(self, linter: Any, job: Any, res: Any) -> Any:
+        from faithlint import api
         from faithlint.fixes import fix_text, safe_fixes, unified_diff, write_fixed
 
         name = _display(job.path)
@@ -295,8 +297,8 @@ class _Fixer:
             count += len(fixes)
             text = new
             if self.write:  # report the draft as it now is: offsets, findings and exit code of the fixed text
-                res = _checked(linter, name, text, job.context, path=name, query=job.pairing.query,
-                               markdown=job.markdown)
+                res = _checked(api, name, text, job.context, path=name, query=job.pairing.query,
+                               markdown=job.markdown, linter=linter)
         if count:
             self.fixed += count
             self.drafts += 1
@@ -410,7 +412,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from faithlint.context import load_context
     from faithlint.sentences import load_spacy
     from faithlint.structured import parse_structured
-    from faithlint.synth import KINDS, Synthesizer, make_examples
+    from faithlint.train.synth import KINDS, Synthesizer, make_examples
 
     kinds = list(KINDS) if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in KINDS]
@@ -449,7 +451,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from faithlint.checkers.nli import DEFAULT_MODEL_DIR
-    from faithlint.training import LABELS, TrainConfig, train
+    from faithlint.train.training import LABELS, TrainConfig, train
 
     def rows(path: Path) -> list[dict]:
         out = []

@@ -11,21 +11,37 @@ import copy
 import re
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from faithlint.errors import ConfigError
-from faithlint.rules.catalog import RULES
 from faithlint.rules.operating_point import OperatingPoint
+from faithlint.rules.registry import RULES
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
-RULE_CODES: tuple[str, ...] = ("FL100", "FL200", "FL300", "FL400")
-RuleCode = Literal["FL100", "FL200", "FL300", "FL400"]
+
+
+def _registered(code: str) -> str:
+    if code not in RULES:
+        raise ValueError(f"unknown rule code '{code}'")
+    return code
+
+
+RuleCode = Annotated[str, AfterValidator(_registered)]  # any registered rule, plugins included
 PLACEHOLDERS: tuple[str, ...] = ("stem", "name", "parent")
 CONFIG_FILE = "faithlint.toml"
 PYPROJECT = "pyproject.toml"
@@ -131,9 +147,9 @@ class Config(BaseModel):
     @classmethod
     def _known_prefixes(cls, value: list[str]) -> list[str]:
         for i, prefix in enumerate(value):
-            known = prefix == "ALL" or (prefix and any(code.startswith(prefix) for code in RULE_CODES))
+            known = prefix == "ALL" or (prefix and any(code.startswith(prefix) for code in RULES))
             if not known:
-                raise ValueError(f"item {i}: '{prefix}' is not a rule code or prefix (known: {', '.join(RULE_CODES)})")
+                raise ValueError(f"item {i}: '{prefix}' is not a rule code or prefix (known: {', '.join(RULES)})")
         return value
 
     @field_validator("markdown_extensions")
@@ -163,9 +179,11 @@ class Config(BaseModel):
         return settings.threshold if settings and settings.threshold is not None else default
 
     def operating_point(self) -> OperatingPoint:
-        """Thresholds of the sentence-level rules: configured, else the calibrated defaults."""
-        return OperatingPoint(*(self.threshold_for(code, RULES[code].threshold or 0.0)
-                                for code in ("FL100", "FL200", "FL300", "FL400")))
+        """Thresholds of the sentence-level rules: configured, else the rules' calibrated defaults."""
+
+        def threshold(code: str) -> float:
+            return self.threshold_for(code, (RULES[code].threshold or 0.0) if code in RULES else 0.0)
+        return OperatingPoint(threshold("FL100"), threshold("FL200"), threshold("FL300"), threshold("FL400"))
 
 
 def _longest_prefix(code: str, prefixes: list[str]) -> int:
@@ -238,7 +256,7 @@ def _format_error(err: Any, table: str | None = None) -> str:
     where = ".".join(x for x in (table, _loc_str(loc)) if x)
     if len(loc) == 3 and loc[0] == "rules" and loc[-1] == "[key]":
         where = ".".join(x for x in (table, f"rules.{loc[1]}") if x)
-        return f"{where}: unknown rule code '{loc[1]}' (known: {', '.join(RULE_CODES)})"
+        return f"{where}: unknown rule code '{loc[1]}' (known: {', '.join(RULES)})"
     msg = str(err.get("msg", "invalid value"))
     msg = msg.removeprefix("Value error, ")
     value = err.get("input")

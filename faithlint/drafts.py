@@ -12,11 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from faithlint.config import Config
 from faithlint.errors import FaithlintError, InputError
+from faithlint.markdown import Extracted
 from faithlint.pairing import Pairing
-from faithlint.types import ContextDoc
+from faithlint.types import ContextDoc, DraftResult
+
+if TYPE_CHECKING:
+    from faithlint.linter import Linter
 
 
 @dataclass
@@ -41,6 +46,12 @@ class PreparedDraft:
     markdown: bool
     pairing: Pairing
     context: list[ContextDoc]
+    extracted: Extracted | None = field(default=None, repr=False)  # the parsed Markdown, for Linter.check
+
+    def check(self, linter: Linter, **kwargs: Any) -> DraftResult:
+        """``linter.check`` on this draft, reusing the parse that found its front matter."""
+        return linter.check(self.text, self.context, path=kwargs.pop("path", str(self.path)),
+                            query=self.pairing.query, markdown=self.markdown, extracted=self.extracted, **kwargs)
 
 
 @dataclass
@@ -113,7 +124,8 @@ def prepare(draft: Path | None, config: Config, config_path: Path | None, *, tex
     if not allow_empty and not text.strip():
         out.problems.append(Problem("error", "empty", f"{name}: empty draft", InputError(f"{name}: empty draft")))
         return out
-    front_matter = extract(text, markdown=True).front_matter if markdown else None
+    extracted = extract(text, markdown=True) if markdown else None  # parsed once: Linter.check reuses it
+    front_matter = extracted.front_matter if extracted is not None else None
     try:
         pairing = resolve_pairing(draft, front_matter, config, config_path, cli_context=list(cli_context) or None,
                                   cli_query=cli_query)
@@ -130,7 +142,7 @@ def prepare(draft: Path | None, config: Config, config_path: Path | None, *, tex
                                     + ("now checked without it." if pairing.context else "no longer paired.")))
     if not pairing.context:
         if allow_no_context:
-            out.draft = PreparedDraft(draft, text, markdown, pairing, [])
+            out.draft = PreparedDraft(draft, text, markdown, pairing, [], extracted)
         elif not gone:
             msg = _no_context_message(Path(display) if display else draft)
             out.problems.append(Problem("error", "no-context", msg, InputError(msg)))
@@ -138,7 +150,7 @@ def prepare(draft: Path | None, config: Config, config_path: Path | None, *, tex
     docs, problems = _load_context(out.context_paths, config.max_file_size)
     out.problems += problems
     if docs:
-        out.draft = PreparedDraft(draft, text, markdown, pairing, docs)
+        out.draft = PreparedDraft(draft, text, markdown, pairing, docs, extracted)
     return out
 
 

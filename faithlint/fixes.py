@@ -30,10 +30,13 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from faithlint.errors import InputError
-from faithlint.rules.catalog import RULES
+from faithlint.rules.registry import RULES
 from faithlint.types import DraftResult, Finding
 
-SENTENCE_RULES = ("FL100", "FL200", "FL300")
+
+def marks_sentence(code: str) -> bool:
+    """Whether findings of ``code`` mark a whole sentence (so the sentence may be replaced or deleted)."""
+    return code in RULES and RULES[code].scope == "sentence"
 
 
 # ---------------------------------------------------------------------------------------------- types
@@ -189,7 +192,7 @@ class ReplaceWithEvidence:
 
     def propose(self, target: FixTarget) -> list[Proposal]:
         quote = str(target.data.get("quote") or "").strip()
-        if target.code not in SENTENCE_RULES or not quote or target.span("sentence") is None:
+        if not marks_sentence(target.code) or not quote or target.span("sentence") is None:
             return []
         return [Proposal(f"Replace the sentence with the evidence: \u201c{_short(quote)}\u201d")]
 
@@ -249,7 +252,7 @@ class DeleteSentence:
     id = "faithlint.deleteSentence"
 
     def propose(self, target: FixTarget) -> list[Proposal]:
-        if target.code not in SENTENCE_RULES or target.span("sentence") is None:
+        if not marks_sentence(target.code) or target.span("sentence") is None:
             return []
         return [Proposal("Delete the sentence")]
 

@@ -60,8 +60,11 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/faithlint/faithlint"
 _HELP_URI = "https://github.com/faithlint/faithlint/blob/main/docs/rules.md#{anchor}"
 
-# code -> (name, default severity, description), from the rule catalogue.
-RULE_DOCS: dict[str, tuple[str, str, str]] = {code: (r.name, r.severity, r.summary) for code, r in RULES.items()}
+
+
+def rule_docs() -> dict[str, tuple[str, str, str]]:
+    """code -> (name, default severity, description) of every registered rule (plugins included)."""
+    return {code: (r.name, r.severity, r.summary) for code, r in RULES.items()}
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -252,7 +255,7 @@ def _gh_escape_property(value: str) -> str:
 
 
 def _rule_name(code: str) -> str:
-    return RULE_DOCS[code][0] if code in RULE_DOCS else code.lower()
+    return RULES[code].name if code in RULES else code.lower()
 
 
 def _render_github(results: list[DraftResult]) -> str:
@@ -293,7 +296,7 @@ def _artifact_uri(name: str) -> str:
 
 
 def _rule_descriptor(code: str, severity: str | None = None) -> dict[str, Any]:
-    name, default_severity, description = RULE_DOCS.get(code, (code.lower(), severity or "warning", code))
+    name, default_severity, description = rule_docs().get(code, (code.lower(), severity or "warning", code))
     return {
         "id": code,
         "name": name,
@@ -331,8 +334,8 @@ def _evidence_region(ev: Evidence, contexts: Mapping[str, str] | None,
 
 def _render_sarif(results: list[DraftResult], contexts: Mapping[str, str] | None = None) -> str:
     context_indexes: dict[str, LineIndex] = {}
-    rules = [_rule_descriptor(code) for code in RULE_DOCS]
-    rule_index = {code: i for i, code in enumerate(RULE_DOCS)}
+    rules = [_rule_descriptor(code) for code in RULES]
+    rule_index = {code: i for i, code in enumerate(RULES)}
     sarif_results = []
     for result in results:
         if not result.findings:

@@ -4,22 +4,14 @@ Every finding faithlint reports is anchored to a code-point offset in the draft 
 from disk* (CRLF kept, BOM kept), so this module never re-finds text by searching for
 it: each character of a block's ``text`` carries the source index it came from.
 
-How positions are obtained (``markdown=True``)
-    markdown-it-py tokens only carry line ranges, so the parser is instrumented:
-
-    * the block rules that produce inline content (paragraph, setext/ATX heading,
-      table) are wrapped, and right after they run we recompute, from the same
-      ``bMarks``/``tShift``/``eMarks`` arrays markdown-it used, where each character of
-      the inline ``content`` lives in the (normalised) source;
-    * every inline rule is wrapped to record the ``[start, end)`` span of the
-      content it consumed on the tokens it pushed, and ``pushPending`` is hooked so
-      plain-text tokens know where their text started;
-    * the rules that merge text tokens after the fact (``text_join`` and
-      ``fragments_join``) are disabled so those spans survive.
-
-    Everything is verified against the token contents; if a mirror ever disagreed
-    with markdown-it (an unknown future version), a greedy in-order alignment inside
-    the token's line range is used instead, so extraction never crashes.
+The pieces
+    This module holds the extraction itself (:func:`extract`, :class:`Extracted`,
+    :class:`Block`, :func:`line_of`). In Markdown mode the positions come from an
+    instrumented markdown-it parser (:mod:`faithlint.markdown_patch`, which says why
+    markdown-it is patched, and :mod:`faithlint.markdown_positions`, which mirrors its
+    line slicing with positions); front matter is :mod:`faithlint.front_matter`;
+    suppression comments are :mod:`faithlint.suppressions` (``Directive`` and
+    ``Suppressions`` are re-exported here for existing imports).
 
 What is not checked (absent from ``blocks``)
     YAML front matter, fenced and indented code, inline code, HTML blocks and inline
@@ -43,41 +35,27 @@ Synthetic characters
     increasing.
 
 Suppression comments (both modes)
-    ``<!-- faithlint-disable [CODES] -->``, ``<!-- faithlint-enable [CODES] -->``,
-    ``<!-- faithlint-disable-next-line [CODES] -->`` and
-    ``<!-- faithlint-disable-line [CODES] -->``. CODES are separated by spaces or
-    commas; none means every code. A code is a *prefix*, ruff-style: ``FL2`` matches
-    ``FL200``..``FL299`` and ``FL`` matches all FL codes (case-insensitive). Text after
-    ``--`` inside the comment is a free-form reason and is ignored. Ranges start on the
-    comment's own line; ``disable-next-line`` targets the next line that is neither
-    blank nor made only of suppression comments (so several can be stacked). In
-    Markdown, comments inside code (fenced, indented or inline) and inside front
-    matter are documentation, not directives, and are ignored.
+    Parsed by :mod:`faithlint.suppressions` (syntax documented there). In Markdown,
+    comments inside code (fenced, indented or inline) and inside front matter are
+    documentation, not directives, and are ignored; in plain text the directives are
+    removed from the checked text (one space each).
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import yaml
-from markdown_it import MarkdownIt
+from faithlint.front_matter import split_front_matter
+from faithlint.markdown_patch import instrumented_parser
+from faithlint.suppressions import Directive, Suppressions, scan_directives
 
 __all__ = ["Block", "Directive", "Extracted", "Suppressions", "extract", "line_of"]
 
-# What markdown-it's ``mdTrim`` strips (CommonMark whitespace); older versions used str.strip().
-try:  # pragma: no cover - depends on the installed markdown-it-py
-    from markdown_it.common.utils import MD_TRIM_CHARS as _MD_TRIM
-except ImportError:  # pragma: no cover
-    _MD_TRIM = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-        "\u2028\u2029\u202f\u205f\u3000"
-
-_TRIM_VARIANTS: tuple[str | None, ...] = (_MD_TRIM, None)
 _BREAK = re.compile(r"\r\n|\r|\n")
 _NEEDS_NORMALISING = re.compile(r"[\r\x00]")
 
@@ -105,42 +83,6 @@ class Block:
         if end <= start:
             return s, s
         return s, self.map[end - 1] + 1
-
-
-@dataclass(frozen=True)
-class Directive:
-    """One parsed suppression comment."""
-
-    kind: str  # "disable" | "enable" | "disable-next-line" | "disable-line"
-    codes: tuple[str, ...]  # upper-cased code prefixes; empty = every code
-    line: int  # 0-based source line of the comment's start
-    offset: int  # source code-point offset of "<!--"
-    target: int | None = None  # the line a next-line/line directive applies to (None: no such line)
-
-    def matches(self, code: str) -> bool:
-        """Ruff-style prefix match: ``FL2`` covers FL200..FL299."""
-        if not self.codes:
-            return True
-        code = code.upper()
-        return any(code.startswith(c) for c in self.codes)
-
-
-@dataclass
-class Suppressions:
-    """The suppression comments of one draft; answers "is this finding silenced?"."""
-
-    directives: list[Directive] = field(default_factory=list)
-
-    def is_suppressed(self, code: str, source_line: int) -> bool:
-        """``source_line`` is the 0-based line of the finding's start in the source."""
-        state = False
-        for d in self.directives:  # kept in source order, so the last matching range directive wins
-            if d.kind in ("disable-next-line", "disable-line"):
-                if d.target == source_line and d.matches(code):
-                    return True
-            elif d.line <= source_line and d.matches(code):
-                state = d.kind == "disable"
-        return state
 
 
 @dataclass
@@ -197,84 +139,6 @@ def _normalise(source: str) -> tuple[str, Sequence[int]]:
         i += 1
     n2o.append(n)
     return "".join(chars), n2o
-
-
-# --------------------------------------------------------------------------- front matter
-
-_FM_OPEN = re.compile(r"---[ \t]*\n")
-_FM_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
-
-
-def _front_matter(norm: str) -> tuple[int, dict | None, str | None]:
-    """Find ``---``-fenced YAML at the very start; returns (end offset in norm, data, error)."""
-    m = _FM_OPEN.match(norm)
-    if not m:
-        return 0, None, None
-    close = _FM_CLOSE.search(norm, m.end())
-    if not close:
-        return 0, None, None  # an unclosed "---" is just a thematic break
-    end = close.end() + 1 if close.end() < len(norm) else close.end()
-    body = norm[m.end():close.start()]
-    try:
-        data = yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).strip()
-        if mark is not None:
-            return end, None, f"front matter line {mark.line + 2}: {problem}"  # 1-based file line
-        return end, None, f"front matter: {problem}"
-    if data is None:
-        return end, {}, None
-    if not isinstance(data, dict):
-        return end, None, f"front matter line 2: expected a mapping, got {type(data).__name__}"
-    return end, data, None
-
-
-# --------------------------------------------------------------------------- suppressions
-
-_DIRECTIVE = re.compile(r"<!--\s*faithlint-(disable-next-line|disable-line|disable|enable)(?![\w-])(.*?)-->", re.S)
-_CODE = re.compile(r"[A-Za-z]+\d*")
-
-
-def _parse_codes(args: str) -> tuple[str, ...]:
-    args = args.split("--", 1)[0]  # "-- reason" is free text
-    return tuple(t.upper() for t in re.split(r"[\s,]+", args) if t and _CODE.fullmatch(t))
-
-
-def _scan_directives(norm: str, n2o: Sequence[int], excluded: list[tuple[int, int]]
-                     ) -> tuple[Suppressions, list[tuple[int, int]]]:
-    """Parse suppression comments in ``norm``; returns them and their norm spans (for removal in plain text)."""
-    found: list[tuple[re.Match[str], str, tuple[str, ...]]] = []
-    for m in _DIRECTIVE.finditer(norm):
-        if any(a <= m.start() < b for a, b in excluded):
-            continue
-        found.append((m, m.group(1), _parse_codes(m.group(2))))
-    if not found:
-        return Suppressions(), []
-    spans = [(m.start(), m.end()) for m, _, _ in found]
-    # A line made only of suppression comments counts as blank when looking for "the next line".
-    masked = list(norm)
-    for a, b in spans:
-        for i in range(a, b):
-            if masked[i] != "\n":
-                masked[i] = " "
-    lines = "".join(masked).split("\n")
-    starts = [0]
-    for ln in lines[:-1]:
-        starts.append(starts[-1] + len(ln) + 1)
-    directives = []
-    for m, kind, codes in found:
-        line = bisect_right(starts, m.start()) - 1
-        target: int | None = None
-        if kind == "disable-line":
-            target = line
-        elif kind == "disable-next-line":
-            j = bisect_right(starts, m.end() - 1)
-            while j < len(lines) and not lines[j].strip():
-                j += 1
-            target = j if j < len(lines) else None
-        directives.append(Directive(kind, codes, line, n2o[m.start()], target))
-    return Suppressions(directives), spans
 
 
 # --------------------------------------------------------------------------- piece assembly
@@ -337,237 +201,6 @@ class _Pieces:
         mapped = [n2o[p] for p in out_p]
         mapped.append(mapped[-1] + 1)
         return Block("".join(out_c), mapped, kind)
-
-
-# --------------------------------------------------------------------------- markdown-it instrumentation
-
-
-def _trim(s: str, pos: list[int], chars: str | None) -> tuple[str, list[int]]:
-    left = len(s) - len(s.lstrip(chars))
-    right = len(s.rstrip(chars))
-    if right <= left:
-        return "", []
-    return s[left:right], pos[left:right]
-
-
-def _get_lines(state: Any, begin: int, end: int, indent: int) -> tuple[str, list[int]]:
-    """``StateBlock.getLines(begin, end, indent, False)`` with the source position of every char (-1: invented)."""
-    src = state.src
-    parts: list[str] = []
-    pos: list[int] = []
-    for line in range(begin, end):
-        line_indent = 0
-        line_start = first = state.bMarks[line]
-        last = state.eMarks[line] + 1 if line + 1 < end else state.eMarks[line]
-        while first < last and line_indent < indent:
-            ch = src[first]
-            if ch in " \t":
-                line_indent += 4 - (line_indent + state.bsCount[line]) % 4 if ch == "\t" else 1
-            elif first - line_start < state.tShift[line]:
-                line_indent += 1
-            else:
-                break
-            first += 1
-        if line_indent > indent:
-            parts.append(" " * (line_indent - indent))
-            pos.extend([-1] * (line_indent - indent))
-        parts.append(src[first:last])
-        pos.extend(range(first, last))
-    return "".join(parts), pos
-
-
-def _split_cells(s: str, pos: list[int]) -> list[tuple[str, list[int]]]:
-    """markdown-it's table ``escapedSplit`` with positions (``\\|`` loses its backslash)."""
-    cells: list[tuple[str, list[int]]] = []
-    cur_s, cur_p = "", []
-    last, escaped = 0, False
-    for i, ch in enumerate(s):
-        if ch == "|":
-            if not escaped:
-                cells.append((cur_s + s[last:i], cur_p + pos[last:i]))
-                cur_s, cur_p = "", []
-                last = i + 1
-            else:
-                cur_s += s[last:i - 1]
-                cur_p = cur_p + pos[last:i - 1]
-                last = i
-        escaped = ch == "\\"
-    cells.append((cur_s + s[last:], cur_p + pos[last:]))
-    return cells
-
-
-def _greedy_map(content: str, src: str, lo: int, hi: int) -> list[int]:
-    """Last resort: match content chars in order inside ``src[lo:hi]``; unmatched chars get -1."""
-    out: list[int] = []
-    j = lo
-    for ch in content:
-        k = j
-        while k < hi and src[k] != ch:
-            k += 1
-        if k < hi:
-            out.append(k)
-            j = k + 1
-        else:
-            out.append(-1)
-    return out
-
-
-def _set_map(state: Any, tok: Any, candidates: list[tuple[str, list[int]]]) -> None:
-    for s, p in candidates:
-        if s == tok.content:
-            tok.meta["fl_map"] = p
-            return
-    a, b = tok.map or (0, 0)
-    lo = state.bMarks[a] if a < len(state.bMarks) else 0
-    hi = state.eMarks[b - 1] if 0 < b <= len(state.eMarks) else len(state.src)
-    tok.meta["fl_map"] = _greedy_map(tok.content, state.src, lo, hi)
-
-
-def _lines_candidates(state: Any, tok: Any) -> list[tuple[str, list[int]]]:
-    s, p = _get_lines(state, tok.map[0], tok.map[1], state.blkIndent)
-    return [_trim(s, p, chars) for chars in _TRIM_VARIANTS]
-
-
-def _heading_candidates(state: Any, tok: Any) -> list[tuple[str, list[int]]]:
-    line = tok.map[0]
-    pos, end = state.bMarks[line] + state.tShift[line], state.eMarks[line]
-    while pos < end and state.src[pos] == "#":
-        pos += 1
-    out = []
-    for chars in _TRIM_VARIANTS:
-        rest = state.src[pos:end]
-        start = pos + len(rest) - len(rest.lstrip(chars))
-        n = len(tok.content)
-        out.append((state.src[start:start + n], list(range(start, start + n))))
-    return out
-
-
-def _annotate_table(state: Any, new_tokens: list[Any]) -> None:
-    rows: dict[int, list[Any]] = {}
-    for tok in new_tokens:
-        if tok.type == "inline" and tok.map:
-            rows.setdefault(tok.map[0], []).append(tok)
-    for line, toks in rows.items():
-        a, b = state.bMarks[line] + state.tShift[line], state.eMarks[line]
-        variants = []
-        for chars in _TRIM_VARIANTS:
-            text, pos = _trim(state.src[a:b], list(range(a, b)), chars)
-            cells = _split_cells(text, pos)
-            if cells and cells[0][0] == "":
-                cells.pop(0)
-            if cells and cells[-1][0] == "":
-                cells.pop()
-            variants.append(cells)
-        for i, tok in enumerate(toks):
-            cands = [_trim(*cells[i], chars) if i < len(cells) else ("", [])
-                     for cells, chars in zip(variants, _TRIM_VARIANTS, strict=True)]
-            _set_map(state, tok, cands)
-
-
-_BLOCK_ANNOTATORS: dict[str, Callable[[Any, Any], list[tuple[str, list[int]]]]] = {
-    "paragraph": _lines_candidates,
-    "lheading": _lines_candidates,
-    "heading": _heading_candidates,
-}
-
-
-def _wrap_block(name: str, fn: Callable[..., bool]) -> Callable[..., bool]:
-    def rule(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
-        n0 = len(state.tokens)
-        ok = fn(state, start_line, end_line, silent)
-        if ok and not silent:
-            new = state.tokens[n0:]
-            if name == "table":
-                _annotate_table(state, new)
-            else:
-                for tok in new:
-                    if tok.type == "inline" and tok.map:
-                        _set_map(state, tok, _BLOCK_ANNOTATORS[name](state, tok))
-        return ok
-
-    return rule
-
-
-def _hook_state(state: Any) -> None:
-    """Make flushed plain-text tokens remember where their text started (once per StateInline)."""
-    if state.__dict__.get("_fl_hooked"):
-        return
-    state._fl_hooked = True
-    state._fl_pstart = None
-    original = state.pushPending
-
-    def push_pending() -> Any:
-        start = state._fl_pstart
-        tok = original()
-        if start is not None:
-            tok.meta["fl_span"] = (start, start + len(tok.content))
-        state._fl_pstart = None
-        return tok
-
-    state.pushPending = push_pending
-
-
-def _wrap_inline(name: str, fn: Callable[[Any, bool], bool]) -> Callable[[Any, bool], bool]:
-    per_char = name in ("emphasis", "strikethrough")
-
-    def rule(state: Any, silent: bool) -> bool:
-        if silent:
-            return fn(state, silent)
-        _hook_state(state)
-        pos0, n0 = state.pos, len(state.tokens)
-        if not state.pending:
-            state._fl_pstart = pos0  # whatever this rule appends to pending starts here
-        ok = fn(state, silent)
-        if ok:
-            p = pos0
-            for tok in state.tokens[n0:]:
-                if "fl_span" in tok.meta:
-                    continue
-                if per_char:  # one token per delimiter run piece, in order
-                    tok.meta["fl_span"] = (p, p + len(tok.content))
-                    p += len(tok.content)
-                else:
-                    tok.meta["fl_span"] = (pos0, state.pos)
-        return ok
-
-    return rule
-
-
-def _fallback_char(state: Any, silent: bool) -> bool:
-    """markdown-it's own "no rule matched" step, as a rule so it goes through the wrapper."""
-    if not silent:
-        ch = state.src[state.pos]
-        append = getattr(state, "append_pending", None)
-        if append is not None:
-            append(ch)
-        else:  # pragma: no cover - markdown-it-py < 4
-            state.pending += ch
-    state.pos += 1
-    return True
-
-
-def _build_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-    md.core.ruler.disable("text_join", ignoreInvalid=True)
-    md.inline.ruler2.disable("fragments_join", ignoreInvalid=True)
-    md.inline.ruler.push("fl_fallback", _fallback_char)
-    for r in list(md.inline.ruler.__rules__):
-        md.inline.ruler.at(r.name, _wrap_inline(r.name, r.fn), {"alt": list(r.alt)})
-    for r in list(md.block.ruler.__rules__):
-        if r.name in ("paragraph", "lheading", "heading", "table"):
-            md.block.ruler.at(r.name, _wrap_block(r.name, r.fn), {"alt": list(r.alt)})
-    return md
-
-
-_local = threading.local()
-
-
-def _parser() -> MarkdownIt:
-    """One instrumented parser per thread (the wrappers keep no state, but markdown-it caches lazily)."""
-    md = getattr(_local, "md", None)
-    if md is None:
-        md = _local.md = _build_parser()
-    return md
 
 
 # --------------------------------------------------------------------------- markdown extraction
@@ -633,7 +266,7 @@ def _extract_markdown(norm: str, n2o: Sequence[int], fm_end: int) -> tuple[list[
     parse_src = norm
     if fm_end:  # same length, same lines: front matter becomes blank lines
         parse_src = re.sub(r"[^\n]", " ", norm[:fm_end]) + norm[fm_end:]
-    tokens = _parser().parse(parse_src)
+    tokens = instrumented_parser().parse(parse_src)
     line_starts = [0] + [m.end() for m in re.finditer("\n", norm)]
 
     def line_offset(line: int) -> int:
@@ -728,11 +361,11 @@ def extract(source: str, markdown: bool = True) -> Extracted:
     """
     norm, n2o = _normalise(source)
     if not markdown:
-        suppressions, spans = _scan_directives(norm, n2o, [])
+        suppressions, spans = scan_directives(norm, n2o, [])
         return Extracted(source, _extract_plain(norm, n2o, spans), None, None, suppressions)
-    fm_end, fm, fm_error = _front_matter(norm)
+    fm_end, fm, fm_error = split_front_matter(norm)
     blocks, excluded = _extract_markdown(norm, n2o, fm_end)
     if fm_end:
         excluded.append((0, fm_end))
-    suppressions, _ = _scan_directives(norm, n2o, excluded)
+    suppressions, _ = scan_directives(norm, n2o, excluded)
     return Extracted(source, blocks, fm, fm_error, suppressions)

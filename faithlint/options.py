@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+from faithlint.types import SEVERITY_RANK
+
 FAIL_ON = ("error", "warning", "info", "never")
 
 

@@ -14,9 +14,10 @@ import glob
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from wcmatch import glob as wcglob
 
 from faithlint.config import Config, PairRule
 from faithlint.context import display_path, read_text
@@ -64,61 +65,15 @@ def _siblings(draft: Path) -> list[Path]:
 
 # --- globs ------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a path glob: ``*`` and ``?`` stay within one segment, ``**`` spans any number of them."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/"):
-                j = i + 2
-                if j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                if pattern[j] == "/":
-                    out.append("(?:.*/)?")
-                    i = j + 1
-                    continue
-            while i < n and pattern[i] == "*":
-                i += 1
-            out.append("[^/]*")
-            continue
-        if c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1: j]
-                negate = body[:1] in ("!", "^")
-                body = body[1:] if negate else body
-                body = "".join("\\" + ch if ch in "\\[]^" else ch for ch in body)
-                out.append(f"[{'^/' if negate else ''}{body}]")
-                i = j + 1
-                continue
-        else:
-            out.append(re.escape(c))
-        i += 1
-    try:
-        return re.compile("(?s:" + "".join(out) + r")\Z")
-    except re.error as exc:
-        raise ConfigError(f"invalid glob '{pattern}': {exc}") from None
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.FORCEUNIX  # ** spans folders; * matches dotfiles too
 
 
 def match_glob(path: str, pattern: str) -> bool:
-    """``path`` (POSIX, relative) matches ``pattern`` as a whole, like ``PurePath.full_match``."""
-    pattern = pattern.removeprefix("./")
-    return glob_regex(pattern).match(path.removeprefix("./")) is not None
+    """``path`` (POSIX, relative) matches ``pattern`` as a whole, like ``PurePath.full_match`` (wcmatch)."""
+    try:
+        return wcglob.globmatch(path.removeprefix("./"), pattern.removeprefix("./"), flags=_GLOB_FLAGS)
+    except (ValueError, re.error) as exc:
+        raise ConfigError(f"invalid glob '{pattern}': {exc}") from None
 
 
 def _expand(base: Path, entry: str) -> list[Path] | None:

@@ -14,11 +14,11 @@ import hashlib
 import math
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cachetools import LRUCache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -69,16 +69,17 @@ class EmbeddingRelevance:
         self.device = device
         if device == "cuda":
             self.model.to("cuda")
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: LRUCache = LRUCache(max(1, cache_size))
         self._lock = threading.Lock()
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         import torch
 
         keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-        todo = sorted({k: t for k, t in zip(keys, texts) if k not in self._cache}.items(), key=lambda kv: len(kv[1]))
         with self._lock, torch.inference_mode():
+            # what the cache has now is taken now: inserting this call's new texts may evict it
+            got: dict[str, np.ndarray] = {k: self._cache[k] for k in keys if k in self._cache}
+            todo = sorted({k: t for k, t in zip(keys, texts) if k not in got}.items(), key=lambda kv: len(kv[1]))
             for b in range(0, len(todo), batch_size):
                 chunk = todo[b:b + batch_size]
                 enc = self.tokenizer([t for _, t in chunk], padding=True, truncation=True, max_length=256,
@@ -88,10 +89,9 @@ class EmbeddingRelevance:
                 emb = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 emb = torch.nn.functional.normalize(emb, dim=-1).cpu().numpy()
                 for (k, _), e in zip(chunk, emb):
+                    got[k] = e
                     self._cache[k] = e
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-            return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 384), dtype=np.float32)
+            return np.stack([got[k] for k in keys]) if keys else np.zeros((0, 384), dtype=np.float32)
 
     def similarity(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray:
         if not queries or not docs:

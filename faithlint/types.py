@@ -13,6 +13,7 @@ from typing import Any
 
 LABELS = ("entailment", "neutral", "contradiction")
 SEVERITIES = ("error", "warning", "info")
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
 @dataclass

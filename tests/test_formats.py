@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from faithlint.formats import FORMATS, RULE_DOCS, finding_to_dict, render, result_to_dict
+from faithlint.formats import FORMATS, finding_to_dict, render, result_to_dict
+from faithlint.rules import RULES
 from faithlint.types import DraftResult, Evidence, Finding, SentenceResult
 
 TEXT = "Intro 😀 sentence.\r\nSecond line here.\r\nRevenue was 5 million in 2021.\n"
@@ -234,7 +235,7 @@ def test_sarif_structure(results: list[DraftResult]) -> None:
     driver = run["tool"]["driver"]
     assert driver["name"] == "faithlint" and driver["informationUri"].startswith("https://")
     assert isinstance(driver["version"], str)
-    assert [r["id"] for r in driver["rules"]] == list(RULE_DOCS)
+    assert [r["id"] for r in driver["rules"]] == list(RULES)
     assert driver["rules"][0]["helpUri"].endswith("docs/rules.md#fl100")
     assert len(run["results"]) == 4
     first = run["results"][0]

@@ -125,7 +125,7 @@ def test_cancelled_check_returns_early():
 
 
 def test_short_answers_become_provenance_claims():
-    from faithlint.linter import claim
+    from faithlint.selection import claim
 
     assert claim("Paris.", "What is the capital of France?", "auto") == (
         "The answer to the question \u201cWhat is the capital of France?\u201d is: Paris.")

@@ -7,10 +7,11 @@ import re
 
 import pytest
 
-import faithlint.markdown as fm
-from faithlint.markdown import Block, Extracted, Suppressions, extract, line_of
+import faithlint.markdown_positions as positions
+from faithlint.markdown import Block, Extracted, extract, line_of
+from faithlint.suppressions import Suppressions
 
-GREEDY = fm._greedy_map  # the real one, before the fixture replaces it
+GREEDY = positions._greedy_map  # the real one, before the fixture replaces it
 ENTITY = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
@@ -21,7 +22,7 @@ def _no_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_: object) -> list[int]:
         raise AssertionError("greedy fallback alignment used")
 
-    monkeypatch.setattr(fm, "_greedy_map", boom)
+    monkeypatch.setattr(positions, "_greedy_map", boom)
 
 
 def entity_positions(source: str) -> set[int]:

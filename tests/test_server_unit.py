@@ -414,6 +414,40 @@ def test_registry_is_pluggable() -> None:
     assert list(CorrectorRegistry()) == []
 
 
+# ---------------------------------------------------------------------------------------------- features
+
+
+def test_features_are_objects_whose_handlers_are_wired_once() -> None:
+    import asyncio
+
+    from pygls.exceptions import FeatureAlreadyRegisteredError
+
+    from faithlint.server import create_server
+    from faithlint.server.code_actions import CodeActions
+    from faithlint.server.hover import Hover
+
+    ls = create_server(linter_factory=make_linter)
+    assert [type(f).__name__ for f in ls.features] == ["DocumentSync", "Diagnostics", "Hover", "CodeActions",
+                                                       "Commands", "FileWatching"]
+    fm = ls.protocol.fm
+    assert set(fm.features) == {
+        types.INITIALIZE, types.INITIALIZED, types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.SHUTDOWN,
+        types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE,
+        types.TEXT_DOCUMENT_DIAGNOSTIC, types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CODE_ACTION_RESOLVE, types.WORKSPACE_DID_CHANGE_WATCHED_FILES}
+    assert list(fm.commands) == ["faithlint.recheckDocument", "faithlint.recheckWorkspace", "faithlint.status"]
+    # async handlers stay coroutine functions (pygls awaits them); the others stay plain functions
+    assert {m for m, h in fm.features.items() if asyncio.iscoroutinefunction(h)} == {
+        types.INITIALIZED, types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.TEXT_DOCUMENT_DIAGNOSTIC}
+    assert set(fm.feature_options) == {types.TEXT_DOCUMENT_DIAGNOSTIC, types.TEXT_DOCUMENT_CODE_ACTION}
+    # a feature's state lives on it
+    assert ls.get_feature(CodeActions).correctors.get("faithlint.replaceWithEvidence") is not None
+    with pytest.raises(ValueError):
+        ls.add_feature(ls.features[0])
+    with pytest.raises(FeatureAlreadyRegisteredError):  # one handler per LSP method
+        ls.add_feature(Hover(ls))
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_context_file_is_a_problem_not_a_hung_worker(tmp_path: Path) -> None:
     """Issue 17 #2: a FIFO in a draft's context folder blocked the server's only worker thread for good."""

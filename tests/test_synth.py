@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from faithlint.structured import parse_structured
-from faithlint.synth import KINDS, Synthesizer, make_examples
-from faithlint.synth_kinds import data_to_text, number_variants, records
+from faithlint.train.synth import KINDS, Synthesizer, make_examples
+from faithlint.train.synth_kinds import data_to_text, number_variants, records
 
 PROSE = (
     "Acme Corp was founded by Jane Doe in 1990. Jane Doe leads the company from Boston. "
@@ -139,7 +139,7 @@ def test_number_formats_both_ways() -> None:
 
 
 def test_paraphrase_methods_on_known_sentences(nlp) -> None:  # type: ignore[no-untyped-def]
-    from faithlint.synth_kinds import _passive, _relative, _reorder
+    from faithlint.train.synth_kinds import _passive, _relative, _reorder
 
     rng = random.Random(0)
     sent = next(nlp("The board approved the plan in 2019.").sents)

@@ -38,8 +38,8 @@ class FakeLinter:
         self.lock = threading.Lock()
 
     def check(self, text: str, context: Sequence[ContextDoc], *, path: str | None = None, id: str | None = None,
-              query: str | None = None, markdown: bool = True, cancelled: Callable[[], bool] | None = None
-              ) -> DraftResult:
+              query: str | None = None, markdown: bool = True, extracted: object = None,
+              cancelled: Callable[[], bool] | None = None) -> DraftResult:
         with self.lock:
             self.calls.append((str(path), text, [d.text for d in context]))
         res = DraftResult(text=text, path=path, id=id)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faithlint.linter import aggregate, scale_1_5
+from faithlint.aggregators import aggregate
+from faithlint.linter import scale_1_5
 from faithlint.relevance import LexicalRelevance, select
 from faithlint.sentences import Span, split_rule_based
 from faithlint.windows import build_windows, token_budget

@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.splits import context_bucket  # noqa: E402
-from faithlint.synth import Synthesizer, make_examples  # noqa: E402
+from faithlint.train.splits import context_bucket  # noqa: E402
+from faithlint.train.synth import Synthesizer, make_examples  # noqa: E402
 
 NLI_TRAIN = {"snli_dev": 7000, "sick_train": None, "sick_trial": None,
              "climate_fever_pairs": 3500, "breaking_nli": 1500}

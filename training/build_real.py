@@ -2,9 +2,9 @@
 
 Reads the ``*_train`` files of ../shared/data/faithfulness (never a ``*_dev`` file or any file the
 benchmarks report), splits each output into sentences and builds each sentence's premise with
-the linter's own evidence assembly (``Linter.evidence_pairs``), so the checker learns on exactly
+the linter's own evidence assembly (``Linter.evidence``), so the checker learns on exactly
 the (premise, hypothesis) shapes it will judge. Rows are split by context hash: 70 % training,
-30 % calibration (``faithlint.splits``); the calibration rows also choose the operating point
+30 % calibration (``faithlint.train.splits``); the calibration rows also choose the operating point
 (bench/calibrate.py). A replay of NLI training files keeps what the model knew.
 
 Sentence labels, from what each set annotates:
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from faithlint.config import Config  # noqa: E402
 from faithlint.linter import Linter  # noqa: E402
-from faithlint.splits import context_bucket  # noqa: E402
+from faithlint.train.splits import context_bucket  # noqa: E402
 from faithlint.types import ContextDoc  # noqa: E402
 
 FILES = ["lfqa_verification_train", "rotowire_accuracy_train", "xsumfaith_train", "frank_train", "summeval_train",
@@ -122,14 +122,9 @@ def main() -> None:
                 continue
             per_context[ctx_key] += 1
             query = r.get("query")
-            copied, chosen, pairs = linter.evidence_pairs([s[2] for s in sents], [ContextDoc(name, r["context"])],
-                                                          query)
-            by_sentence = {}
-            k = 0
-            for i, (evs, weights, _) in enumerate(chosen):
-                n = len(weights) if evs else 0
-                by_sentence[i] = pairs[k:k + n]
-                k += n
+            copied, selections, hypotheses = linter.evidence([s[2] for s in sents], [ContextDoc(name, r["context"])],
+                                                             query)
+            by_sentence = {i: [(p, h) for p in sel.premises] for i, (sel, h) in enumerate(zip(selections, hypotheses))}
             split = "calib" if context_bucket(r["context"], "calib") else "train"
             for i, lab in enumerate(labels):
                 if lab is None or copied[i] is not None:

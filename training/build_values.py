@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.splits import context_bucket  # noqa: E402
+from faithlint.train.splits import context_bucket  # noqa: E402
 
 FILES = ["frank_train", "lfqa_verification_train", "summeval_train", "xsumfaith_train"]
 PER_FILE = 40

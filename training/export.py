@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from faithlint.checkers.nli import cpu_has_bf16  # noqa: E402
-from faithlint.training import LABELS, pairs_per_second, predict  # noqa: E402
+from faithlint.train.training import LABELS, pairs_per_second, predict  # noqa: E402
 
 
 def ece(probs, correct, bins: int = 15) -> float:

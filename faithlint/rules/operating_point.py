@@ -32,3 +32,4 @@ def sentence_code(entailment: float, contradiction: float, point: OperatingPoint
     if entailment < point.low:
         return "FL300"
     return None
+

@@ -1,9 +1,11 @@
 """faithlint's language server (``faithlint serve``): diagnostics, hovers and quick fixes in the editor.
 
-Organised by LSP feature, one module each: :mod:`.documents` (lifecycle, settings, sync),
-:mod:`.checking` (debounced scheduler, one worker thread), :mod:`.diagnostics` (push/pull),
-:mod:`.hover`, :mod:`.code_actions` (pluggable quick fixes), :mod:`.commands` and
-:mod:`.watching` (context/config files). :mod:`.settings` documents the settings precedence.
+Organised by LSP feature, one object each (:class:`~faithlint.server.feature.Feature`), in its own
+module: :class:`~.documents.DocumentSync` (lifecycle, settings, sync), :class:`~.diagnostics.Diagnostics`
+(push/pull), :class:`~.hover.Hover`, :class:`~.code_actions.CodeActions` (pluggable quick fixes),
+:class:`~.commands.Commands` and :class:`~.watching.FileWatching` (context/config files). The server
+(:mod:`.app`) holds the state they share and wires each feature's handlers once; :mod:`.checking` runs
+the checks (debounced scheduler, one worker thread) and :mod:`.settings` documents the settings precedence.
 """
 
 from __future__ import annotations
@@ -20,15 +22,17 @@ __all__ = ["FaithlintServer", "create_server", "serve"]
 
 def create_server(linter_factory: Callable[[Any], Any] | None = None) -> FaithlintServer:
     """A server with every feature registered (``linter_factory`` lets tests run without models)."""
-    from faithlint.server import code_actions, commands, diagnostics, documents, hover, watching
+    from faithlint.server.code_actions import CodeActions
+    from faithlint.server.commands import Commands
+    from faithlint.server.diagnostics import Diagnostics
+    from faithlint.server.documents import DocumentSync
+    from faithlint.server.hover import Hover
+    from faithlint.server.watching import FileWatching
 
     ls = FaithlintServer(linter_factory=linter_factory)
-    documents.register(ls)
-    diagnostics.register(ls)
-    hover.register(ls)
-    code_actions.register(ls)
-    commands.register(ls)
-    watching.register(ls)
+    # the order events reach the features in: diagnostics are cleared before the watched files are updated
+    for feature in (DocumentSync, Diagnostics, Hover, CodeActions, Commands, FileWatching):
+        ls.add_feature(feature(ls))
     return ls
 
 

@@ -1,4 +1,9 @@
-"""The language server object and its state; features live in their own modules and register here.
+"""The language server object and the state its features share; each feature is an object (:mod:`.feature`).
+
+The server owns what several features read -- the open drafts (:class:`DocState`), settings, the
+models and the check scheduler -- and the path of a check: scheduled from the documents' text, run on
+the worker, delivered back here, then announced to every feature (``on_result``/``on_checked``).
+:meth:`FaithlintServer.add_feature` registers a feature's handlers with pygls once.
 
 Threads: pygls runs handlers on the asyncio protocol thread; checks and model loading run on
 the scheduler's single worker thread (:mod:`faithlint.server.checking`). The worker never
@@ -16,11 +21,10 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import lsp_method
 from pygls.uris import to_fs_path
 
 from faithlint import __version__
@@ -28,10 +32,13 @@ from faithlint.config import Config
 from faithlint.errors import FaithlintError
 from faithlint.server import rpc
 from faithlint.server.checking import Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
-from faithlint.server.rpc import RobustProtocol
+from faithlint.server.feature import Feature, pygls_handler
+from faithlint.server.rpc import FaithlintProtocol
 from faithlint.server.settings import Settings
 
 log = logging.getLogger("faithlint.server")
+
+F = TypeVar("F", bound=Feature)
 
 
 @dataclass
@@ -128,44 +135,8 @@ class Models:
         return linter
 
 
-class FaithlintProtocol(RobustProtocol):
-    """pygls' protocol with incremental sync that splits lines where LSP does.
-
-    (:class:`~faithlint.server.rpc.RobustProtocol` underneath: every request answered, bad frames survived.)
-
-    pygls applies incremental changes on ``str.splitlines`` lines, which also break at U+2028,
-    U+0085, form feeds and other characters LSP does not treat as line breaks; an edit below
-    such a character lands in the wrong place and the server's copy of the draft silently
-    diverges from the editor's. Drafts pasted from web pages contain these, so changes are
-    applied here on LSP lines instead.
-    """
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
-        from urllib.parse import unquote
-
-        from faithlint.server.text import DocumentIndex
-
-        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
-        if doc is None:
-            log.debug("didChange for a document that is not open: %s", params.text_document.uri)
-            return
-        text = doc.source
-        for change in params.content_changes:
-            if isinstance(change, types.TextDocumentContentChangePartial):
-                index = DocumentIndex(text, self.workspace.position_codec)
-                a, b = index.offset(change.range.start), index.offset(change.range.end)
-                text = text[:a] + change.text + text[max(a, b):]
-            else:
-                text = change.text
-        doc._source = text
-        doc.version = params.text_document.version
-        if (user_handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield user_handler, (params,), None
-
-
 class FaithlintServer(LanguageServer):
-    """faithlint's language server: state shared by the feature modules."""
+    """faithlint's language server: the state its features share, and the features (:attr:`features`)."""
 
     def __init__(self, linter_factory: Callable[[Config], Any] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("protocol_cls", FaithlintProtocol)
@@ -184,14 +155,28 @@ class FaithlintServer(LanguageServer):
         self.timings: dict[str, Any] = {}  # seconds spent on the latest delivered check (status command)
         self._result_ids = itertools.count(1)
         self._progress_ids = itertools.count(1)
-        self.on_delivered: list[Callable[[DocState], None]] = []  # watching.py, diagnostics.py hook in here
-        self.publish: Callable[[DocState], None] = lambda doc: None  # set by diagnostics.py
-        self.clear_diagnostics: Callable[[str], None] = lambda uri: None  # set by diagnostics.py
-        # whether early (partial) diagnostics reach the client: push yes; pull clients wait for the whole
-        self.partial_results: Callable[[], bool] = lambda: False  # set by diagnostics.py
         self._tasks: set[asyncio.Future[Any]] = set()
-        self.code_actions: Any = None  # CodeActionRegistry, set by code_actions.py
-        self.watcher: Any = None  # watching.Watcher, set by watching.py
+        self.features: list[Feature] = []  # in registration order, which is the order events reach them
+
+    # -- features -----------------------------------------------------------------------------------
+
+    def add_feature(self, feature: F) -> F:
+        """Register ``feature``'s handlers and commands with pygls (once; an LSP method has one handler)."""
+        if any(f is feature for f in self.features):
+            raise ValueError(f"{type(feature).__name__} is registered already")
+        for h in feature.handlers():
+            self.feature(h.method, h.options)(pygls_handler(h.function))
+        for c in feature.commands():
+            self.command(c.name)(pygls_handler(c.function))
+        self.features.append(feature)
+        return feature
+
+    def get_feature(self, cls: type[F]) -> F:
+        """The registered feature of class ``cls``."""
+        for f in self.features:
+            if isinstance(f, cls):
+                return f
+        raise LookupError(f"no {cls.__name__} feature is registered")
 
     # -- transport: faithlint's reader (faithlint.server.rpc) instead of pygls' ------------------------
 
@@ -314,8 +299,10 @@ class FaithlintServer(LanguageServer):
         previous: list[Path] = []
         if state.outcome is not None:
             previous = list(dict.fromkeys([*state.outcome.context_files.values()]))
+        # a first check comes in two parts only when some feature shows the part (push diagnostics do; pull waits)
+        progressive = state.outcome is None and any(f.shows_partial_results() for f in self.features)
         snap = Snapshot(uri=uri, path=state.path, text=doc.source, version=doc.version, language_id=state.language_id,
-                        previous_context=previous, progressive=state.outcome is None and self.partial_results())
+                        previous_context=previous, progressive=progressive)
         delay = self.debounce_ms if delay_ms is None else delay_ms
         self.scheduler.schedule(uri, doc.version, snap, delay / 1000.0)
         return True
@@ -356,7 +343,7 @@ class FaithlintServer(LanguageServer):
         state.outcome = outcome
         state.result_id = f"{job.version}-{next(self._result_ids)}"
         self.partial_delivered += 1
-        self.publish(state)
+        self._publish(state)
 
     def deliver(self, job: Job, outcome: Any) -> None:
         """Accept a finished check on the protocol thread, unless its document moved on."""
@@ -371,15 +358,19 @@ class FaithlintServer(LanguageServer):
         state.outcome = outcome
         state.result_id = f"{job.version}-{next(self._result_ids)}"
         t0 = time.perf_counter()
-        self.publish(state)
+        self._publish(state)
         self.timings = {"check": round(outcome.elapsed, 4), "publish": round(time.perf_counter() - t0, 4),
                         "queued": round(job.started - job.due, 4) if job.started else None}
-        for hook in self.on_delivered:
+        for feature in self.features:
             try:
-                hook(state)
+                feature.on_checked(state)
             except Exception:
                 log.exception("delivery hook failed")
         waiters, state.waiters = state.waiters, []
         for w in waiters:
             if not w.done():
                 w.set_result(None)
+
+    def _publish(self, state: DocState) -> None:
+        for feature in self.features:
+            feature.on_result(state)

@@ -73,13 +73,21 @@ class Scheduler:
             self._thread = threading.Thread(target=self._loop, name="faithlint-checker", daemon=True)
             self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 0.0) -> None:
+        """Stop taking work and cancel the check in flight; with ``wait``, give the worker that long to end.
+
+        The worker is a daemon thread: a process that exits while it is inside native code (a model
+        load, a pydantic validation) can abort, so the server waits for it before exiting.
+        """
         with self._cond:
             self._stopped = True
             if self._current is not None:
                 self._current.cancel.set()
             self._pending.clear()
             self._cond.notify_all()
+        thread = self._thread
+        if wait > 0 and thread is not None and thread is not threading.current_thread():
+            thread.join(wait)
 
     # -- requests (any thread) ----------------------------------------------------------------------
 
@@ -257,8 +265,8 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
         def on_partial(result: DraftResult) -> None:
             partial(replace(out, result=result, problems=list(out.problems), partial=True,
                             elapsed=time.perf_counter() - t0))
-    out.result = linter.check(draft.text, draft.context, path=str(snap.path), query=draft.pairing.query,
-                              markdown=draft.markdown, cancelled=cancelled, partial=on_partial)
+    # the Markdown parsed once: preparation's parse (front matter) is the one the linter checks
+    out.result = draft.check(linter, path=str(snap.path), cancelled=cancelled, partial=on_partial)
     for note in out.result.notes:
         if note.startswith("front matter"):
             out.problems.append(Problem("warning", "front-matter", note))

@@ -3,7 +3,7 @@
 Correctors are pluggable so later fixers (RAC-style rewriting, FOD-style deletion of unsupported
 facts, ...) can register without touching this module::
 
-    server.code_actions.register(MyCorrector())
+    server.get_feature(CodeActions).correctors.register(MyCorrector())
 
 A corrector proposes fixes for one diagnostic from its ``data`` alone (no model runs while the
 lightbulb menu opens) and computes the edit only when the client resolves the chosen action
@@ -24,6 +24,8 @@ from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 
 from faithlint.fixes import Edit, FixTarget, builtin_correctors
 from faithlint.server.app import FaithlintServer
+from faithlint.server.diagnostics import SOURCE
+from faithlint.server.feature import Feature, Handler
 from faithlint.server.text import DocumentIndex
 
 
@@ -36,58 +38,66 @@ class ActionContext(FixTarget):
     index: DocumentIndex | None = None
 
 
-# ---------------------------------------------------------------------------------------------- wiring
+# ---------------------------------------------------------------------------------------------- the feature
 
-def _supports_resolve(ls: FaithlintServer) -> bool:
-    ca = ls.client_capabilities.text_document.code_action if ls.client_capabilities.text_document else None
-    return bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
+class CodeActions(Feature):
+    """Quick fixes (textDocument/codeAction) and their edits (codeAction/resolve) from the correctors."""
 
+    def __init__(self, server: FaithlintServer) -> None:
+        super().__init__(server)
+        self.correctors = builtin_correctors()  # CorrectorRegistry: register more with .register(...)
 
-def _versioned(ls: FaithlintServer) -> bool:
-    ws = ls.client_capabilities.workspace
-    return bool(ws and ws.workspace_edit and ws.workspace_edit.document_changes)
+    def handlers(self) -> list[Handler]:
+        return [
+            Handler(types.TEXT_DOCUMENT_CODE_ACTION, self.code_action, types.CodeActionOptions(
+                code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True)),
+            Handler(types.CODE_ACTION_RESOLVE, self.resolve),
+        ]
 
+    def _supports_resolve(self) -> bool:
+        caps = self.server.client_capabilities
+        ca = caps.text_document.code_action if caps.text_document else None
+        return bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
 
-def workspace_edit(ls: FaithlintServer, ctx: ActionContext, edits: list[Edit]) -> types.WorkspaceEdit:
-    index = ctx.index or DocumentIndex(ctx.text, ls.workspace.position_codec)
-    text_edits = [types.TextEdit(range=index.range(e.start, e.end), new_text=e.new_text) for e in edits]
-    if _versioned(ls):
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=ctx.uri, version=ctx.version),
-            edits=text_edits)])
-    return types.WorkspaceEdit(changes={ctx.uri: text_edits})
+    def _versioned(self) -> bool:
+        ws = self.server.client_capabilities.workspace
+        return bool(ws and ws.workspace_edit and ws.workspace_edit.document_changes)
 
+    def workspace_edit(self, ctx: ActionContext, edits: list[Edit]) -> types.WorkspaceEdit:
+        index = ctx.index or DocumentIndex(ctx.text, self.server.workspace.position_codec)
+        text_edits = [types.TextEdit(range=index.range(e.start, e.end), new_text=e.new_text) for e in edits]
+        if self._versioned():
+            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=ctx.uri, version=ctx.version),
+                edits=text_edits)])
+        return types.WorkspaceEdit(changes={ctx.uri: text_edits})
 
-def _context(ls: FaithlintServer, uri: str, data: Any) -> ActionContext | None:
-    """An ActionContext for the diagnostic ``data`` if it is for the current version of an open draft."""
-    doc = ls.text_document(uri)
-    if doc is None or not isinstance(data, dict) or data.get("uri") != uri or data.get("version") != doc.version:
-        return None
-    return ActionContext(doc.source, dict(data), uri=uri, version=doc.version,
-                         index=DocumentIndex(doc.source, ls.workspace.position_codec))
+    def _context(self, uri: str, data: Any) -> ActionContext | None:
+        """An ActionContext for the diagnostic ``data`` if it is for the current version of an open draft."""
+        doc = self.server.text_document(uri)
+        if doc is None or not isinstance(data, dict) or data.get("uri") != uri or data.get("version") != doc.version:
+            return None
+        return ActionContext(doc.source, dict(data), uri=uri, version=doc.version,
+                             index=DocumentIndex(doc.source, self.server.workspace.position_codec))
 
+    # -- handlers -----------------------------------------------------------------------------------
 
-def register(ls: FaithlintServer) -> None:
-    ls.code_actions = builtin_correctors()
-
-    @ls.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True))
-    def code_action(ls: FaithlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
-        if ls.text_document(uri) is None:
+        if self.server.text_document(uri) is None:
             return None
         only = params.context.only
         if only and not any(types.CodeActionKind.QuickFix.startswith(k) for k in only):
             return []
         actions: list[types.CodeAction] = []
-        resolve = _supports_resolve(ls)
+        resolve = self._supports_resolve()
         for diag in params.context.diagnostics:
-            if diag.source != "faithlint":
+            if diag.source != SOURCE:
                 continue
-            ctx = _context(ls, uri, diag.data)
+            ctx = self._context(uri, diag.data)
             if ctx is None:
                 continue
-            for provider in ls.code_actions:
+            for provider in self.correctors:
                 for p in provider.propose(ctx):
                     action = types.CodeAction(
                         title=p.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
@@ -95,25 +105,24 @@ def register(ls: FaithlintServer) -> None:
                         data={"provider": provider.id, "uri": uri, "version": ctx.version, "args": p.args,
                               "diagnostic": diag.data})
                     if not resolve:
-                        action.edit = workspace_edit(ls, ctx, provider.edits(ctx, p.args))
+                        action.edit = self.workspace_edit(ctx, provider.edits(ctx, p.args))
                     actions.append(action)
         return actions
 
-    @ls.feature(types.CODE_ACTION_RESOLVE)
-    def resolve(ls: FaithlintServer, action: types.CodeAction) -> types.CodeAction:
+    def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
-        provider = ls.code_actions.get(str(data.get("provider")))
+        provider = self.correctors.get(str(data.get("provider")))
         uri = str(data.get("uri", ""))
         if provider is None:
             raise JsonRpcInvalidParams(f"unknown faithlint code action {data.get('provider')!r}")
-        doc = ls.text_document(uri)
+        doc = self.server.text_document(uri)
         if doc is None:
             raise JsonRpcInvalidParams(f"{uri} is not open")
         if data.get("version") != doc.version:
             raise JsonRpcContentModified(f"the document changed (version {doc.version}, action for version "
                                          f"{data.get('version')}); wait for faithlint to re-check it")
-        ctx = _context(ls, uri, data.get("diagnostic"))
+        ctx = self._context(uri, data.get("diagnostic"))
         if ctx is None:
             raise JsonRpcContentModified("the diagnostic is out of date; wait for faithlint to re-check the draft")
-        action.edit = workspace_edit(ls, ctx, provider.edits(ctx, data.get("args") or {}))
+        action.edit = self.workspace_edit(ctx, provider.edits(ctx, data.get("args") or {}))
         return action

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from faithlint.server.app import FaithlintServer
+from faithlint.server.feature import Command, Feature
 
 RECHECK_DOCUMENT = "faithlint.recheckDocument"
 RECHECK_WORKSPACE = "faithlint.recheckWorkspace"
@@ -20,55 +20,58 @@ def _uri(arg: Any) -> str | None:
     return None
 
 
-def status(ls: FaithlintServer) -> dict[str, Any]:
-    """Counters clients and tests read (the e2e tests check that an edit re-scores one sentence)."""
-    linters = []
-    for key, linter in ls.models.linters.items():
-        st = linter.stats
-        linters.append({
-            "model": key[0], "device": getattr(linter._checker, "device", None), "relevance": key[2],
-            "checker": getattr(linter._checker, "name", None),
-            "stats": {"sentencesChecked": st.sentences_checked, "sentencesRescored": st.sentences_rescored,
-                      "pairsScored": st.pairs_scored,
-                      "pairCacheHits": st.pair_cache_hits, "draftsChecked": st.drafts_checked, "last": dict(st.last)},
-            "caches": {"pairs": len(linter._pair_cache), "contextDocs": len(linter._ctx_cache),
-                       "windows": len(linter._win_cache)},
-        })
-    docs = {uri: {"version": st.checked_version, "complete": bool(st.outcome and not st.outcome.partial),
-                  "pairing": st.outcome.pairing_how if st.outcome else None,
-                  "diagnostics": len(st.diagnostics),
-                  "context": [str(p) for p in st.outcome.context_files.values()] if st.outcome else []}
-            for uri, st in ls.docs.items()}
-    return {
-        "modelsReady": ls.models.ready.is_set(),
-        "modelLoadSeconds": ls.models.load_seconds,
-        "modelErrors": list(ls.models.errors.values()),
-        "linters": linters,
-        "documents": docs,
-        "pending": ls.scheduler.pending_count,
-        "checksRun": ls.scheduler.runs,
-        "checksCancelled": ls.scheduler.cancelled_runs,
-        "resultsDelivered": ls.delivered_results,
-        "partialResultsDelivered": ls.partial_delivered,
-        "lastCheckSeconds": dict(ls.timings),
-        "resultsDropped": ls.dropped_results,
-        "debounceMs": ls.debounce_ms,
-    }
+class Commands(Feature):
+    """``faithlint.recheckDocument``, ``faithlint.recheckWorkspace`` and ``faithlint.status``."""
 
+    def commands(self) -> list[Command]:
+        return [
+            Command(RECHECK_DOCUMENT, self.recheck_document),
+            Command(RECHECK_WORKSPACE, self.recheck_workspace),
+            Command(STATUS, self.status),
+        ]
 
-def register(ls: FaithlintServer) -> None:
-    @ls.command(RECHECK_DOCUMENT)
-    def recheck_document(ls: FaithlintServer, *args: Any) -> dict[str, Any]:
+    def recheck_document(self, *args: Any) -> dict[str, Any]:
         uris = [u for u in (_uri(a) for a in args) if u]
-        done = [u for u in uris if ls.schedule(u, 0)]
+        done = [u for u in uris if self.server.schedule(u, 0)]
         return {"scheduled": done, "unknown": [u for u in uris if u not in done]}
 
-    @ls.command(RECHECK_WORKSPACE)
-    def recheck_workspace(ls: FaithlintServer, *args: Any) -> dict[str, Any]:
+    def recheck_workspace(self, *args: Any) -> dict[str, Any]:
+        ls = self.server
         ls.settings.invalidate_files()
         ls.models.errors.clear()  # retry models that failed to load (the user may have fixed the path)
         return {"scheduled": [u for u in list(ls.docs) if ls.schedule(u, 0)]}
 
-    @ls.command(STATUS)
-    def get_status(ls: FaithlintServer, *args: Any) -> dict[str, Any]:
-        return status(ls)
+    def status(self, *args: Any) -> dict[str, Any]:
+        """Counters clients and tests read (the e2e tests check that an edit re-scores one sentence)."""
+        ls = self.server
+        linters = []
+        for key, linter in ls.models.linters.items():
+            st = linter.stats
+            linters.append({
+                "model": key[0], "device": getattr(linter._checker, "device", None), "relevance": key[2],
+                "checker": getattr(linter._checker, "name", None),
+                "stats": {"sentencesChecked": st.sentences_checked, "sentencesRescored": st.sentences_rescored,
+                          "pairsScored": st.pairs_scored, "pairCacheHits": st.pair_cache_hits,
+                          "draftsChecked": st.drafts_checked, "last": dict(st.last)},
+                "caches": linter.cache_sizes(),
+            })
+        docs = {uri: {"version": st.checked_version, "complete": bool(st.outcome and not st.outcome.partial),
+                      "pairing": st.outcome.pairing_how if st.outcome else None,
+                      "diagnostics": len(st.diagnostics),
+                      "context": [str(p) for p in st.outcome.context_files.values()] if st.outcome else []}
+                for uri, st in ls.docs.items()}
+        return {
+            "modelsReady": ls.models.ready.is_set(),
+            "modelLoadSeconds": ls.models.load_seconds,
+            "modelErrors": list(ls.models.errors.values()),
+            "linters": linters,
+            "documents": docs,
+            "pending": ls.scheduler.pending_count,
+            "checksRun": ls.scheduler.runs,
+            "checksCancelled": ls.scheduler.cancelled_runs,
+            "resultsDelivered": ls.delivered_results,
+            "partialResultsDelivered": ls.partial_delivered,
+            "lastCheckSeconds": dict(ls.timings),
+            "resultsDropped": ls.dropped_results,
+            "debounceMs": ls.debounce_ms,
+        }

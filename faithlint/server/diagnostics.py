@@ -23,6 +23,7 @@ from faithlint.fixes import finding_data as core_finding_data
 from faithlint.rules.catalog import RULES
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.checking import Outcome
+from faithlint.server.feature import Feature, Handler
 from faithlint.server.text import DocumentIndex
 from faithlint.types import Finding
 
@@ -105,36 +106,51 @@ def build_diagnostics(state: DocState, codec: Any, indexes: ContextIndexes | Non
     return out
 
 
-# ---------------------------------------------------------------------------------------------- wiring
+# ---------------------------------------------------------------------------------------------- the feature
 
-def uses_pull(ls: FaithlintServer) -> bool:
-    caps = ls.client_capabilities
-    return bool(caps and caps.text_document and caps.text_document.diagnostic is not None)
+class Diagnostics(Feature):
+    """Push (publishDiagnostics) or pull (textDocument/diagnostic) diagnostics, as the client's capabilities say."""
 
+    def __init__(self, server: FaithlintServer) -> None:
+        super().__init__(server)
+        self.indexes = ContextIndexes()  # context files' position indexes, for evidence locations
 
-def _refresh_supported(ls: FaithlintServer) -> bool:
-    ws = ls.client_capabilities.workspace if ls.client_capabilities else None
-    return bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+    def handlers(self) -> list[Handler]:
+        return [Handler(types.TEXT_DOCUMENT_DIAGNOSTIC, self.pull, types.DiagnosticOptions(
+            identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))]
 
+    def uses_pull(self) -> bool:
+        caps = self.server.client_capabilities
+        return bool(caps and caps.text_document and caps.text_document.diagnostic is not None)
 
-def register(ls: FaithlintServer) -> None:
-    indexes = ContextIndexes()
+    def _refresh_supported(self) -> bool:
+        caps = self.server.client_capabilities
+        ws = caps.workspace if caps else None
+        return bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
 
-    def publish(state: DocState) -> None:
-        state.diagnostics = build_diagnostics(state, ls.workspace.position_codec, indexes)
-        if uses_pull(ls):
-            if not state.waiters and _refresh_supported(ls):
+    # -- events -------------------------------------------------------------------------------------
+
+    def shows_partial_results(self) -> bool:
+        return not self.uses_pull()  # push clients see early findings; a pull waits for the whole check
+
+    def on_result(self, state: DocState) -> None:
+        ls = self.server
+        state.diagnostics = build_diagnostics(state, ls.workspace.position_codec, self.indexes)
+        if self.uses_pull():
+            if not state.waiters and self._refresh_supported():
                 ls.workspace_diagnostic_refresh(None)
             return
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=state.uri, diagnostics=state.diagnostics, version=state.checked_version))
 
-    ls.publish = publish
-    ls.partial_results = lambda: not uses_pull(ls)
+    def on_closed(self, uri: str) -> None:
+        if not self.uses_pull():
+            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    @ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
-                types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
-    async def pull(ls: FaithlintServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    # -- handler ------------------------------------------------------------------------------------
+
+    async def pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        ls = self.server
         uri = params.text_document.uri
         state = ls.docs.get(uri)
         doc = ls.text_document(uri)
@@ -152,10 +168,3 @@ def register(ls: FaithlintServer) -> None:
         if params.previous_result_id and params.previous_result_id == state.result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=state.result_id)
         return types.RelatedFullDocumentDiagnosticReport(items=state.diagnostics, result_id=state.result_id or None)
-
-    def clear(uri: str) -> None:
-        if not uses_pull(ls):
-            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-
-    ls.clear_diagnostics = clear
-

@@ -7,7 +7,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from faithlint.server.app import DocState, FaithlintServer
+from faithlint.server.app import DocState
+from faithlint.server.feature import Feature, Handler
 from faithlint.server.text import DocumentIndex
 from faithlint.types import Evidence, SentenceResult
 
@@ -63,9 +64,14 @@ def sentence_at(state: DocState, offset: int) -> SentenceResult | None:
     return None
 
 
-def register(ls: FaithlintServer) -> None:
-    @ls.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: FaithlintServer, params: types.HoverParams) -> types.Hover | None:
+class Hover(Feature):
+    """textDocument/hover on a checked sentence of the current version."""
+
+    def handlers(self) -> list[Handler]:
+        return [Handler(types.TEXT_DOCUMENT_HOVER, self.hover)]
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        ls = self.server
         uri = params.text_document.uri
         state = ls.docs.get(uri)
         doc = ls.text_document(uri)

@@ -17,6 +17,9 @@ These belong upstream (pygls' reader and ``structure_message``; to be reported t
 with the cases in tests/test_server_robustness.py); until pygls handles them, :class:`Framer` reads the
 byte stream here and :class:`RobustProtocol` decodes each message knowing its id. Client mistakes are
 logged at debug level (the first framing error of a session at warning): they are not the user's to fix.
+
+One more gap is in pygls' document sync (incremental changes applied on ``str.splitlines`` lines):
+:class:`FaithlintProtocol`, the protocol the server runs, applies them on LSP lines.
 """
 
 from __future__ import annotations
@@ -28,7 +31,13 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from lsprotocol.types import CANCEL_REQUEST, ResponseErrorMessage
+from lsprotocol.types import (
+    CANCEL_REQUEST,
+    TEXT_DOCUMENT_DID_CHANGE,
+    DidChangeTextDocumentParams,
+    ResponseErrorMessage,
+    TextDocumentContentChangePartial,
+)
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
@@ -37,7 +46,7 @@ from pygls.exceptions import (
     JsonRpcMethodNotFound,
     JsonRpcParseError,
 )
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
 log = logging.getLogger("faithlint.server.rpc")
@@ -298,6 +307,42 @@ class RobustProtocol(LanguageServerProtocol):
         super()._handle_cancel_notification(msg_id)
 
 
+class FaithlintProtocol(RobustProtocol):
+    """pygls' protocol with incremental sync that splits lines where LSP does.
+
+    (:class:`RobustProtocol` underneath: every request answered, bad frames survived.)
+
+    pygls applies incremental changes on ``str.splitlines`` lines, which also break at U+2028,
+    U+0085, form feeds and other characters LSP does not treat as line breaks; an edit below
+    such a character lands in the wrong place and the server's copy of the draft silently
+    diverges from the editor's. Drafts pasted from web pages contain these, so changes are
+    applied here on LSP lines instead.
+    """
+
+    @lsp_method(TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: DidChangeTextDocumentParams) -> Any:
+        from urllib.parse import unquote
+
+        from faithlint.server.text import DocumentIndex
+
+        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        if doc is None:
+            log.debug("didChange for a document that is not open: %s", params.text_document.uri)
+            return
+        text = doc.source
+        for change in params.content_changes:
+            if isinstance(change, TextDocumentContentChangePartial):
+                index = DocumentIndex(text, self.workspace.position_codec)
+                a, b = index.offset(change.range.start), index.offset(change.range.end)
+                text = text[:a] + change.text + text[max(a, b):]
+            else:
+                text = change.text
+        doc._source = text
+        doc.version = params.text_document.version
+        if (user_handler := self.fm.features.get(TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield user_handler, (params,), None
+
+
 async def serve_stream(read: Callable[[], Awaitable[bytes]], protocol: RobustProtocol, stop: Any) -> None:
     """Read framed messages with ``read()`` (b"" at end of stream) and hand each to ``protocol``."""
     framer = Framer()
@@ -320,7 +365,7 @@ def stdin_reader(stdin: Any, executor: Any) -> Callable[[], Awaitable[bytes]]:
     return read
 
 
-__all__ = ["Framer", "RobustProtocol", "serve_stream", "stdin_reader"]
+__all__ = ["FaithlintProtocol", "Framer", "RobustProtocol", "serve_stream", "stdin_reader"]
 
 
 def start_io(server: Any, stdin: Any = None, stdout: Any = None) -> None:
@@ -340,6 +385,9 @@ def start_io(server: Any, stdin: Any = None, stdout: Any = None) -> None:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
+        scheduler = getattr(server, "scheduler", None)
+        if scheduler is not None:  # the client may exit without `shutdown`: still let the worker finish
+            scheduler.stop(wait=5.0)
         server.shutdown()
 
 

@@ -4,7 +4,7 @@ Clients that can watch files for us (``workspace.didChangeWatchedFiles.dynamicRe
 get watchers registered dynamically: fixed globs for the pairing conventions and config files,
 plus the context files that front matter or ``[[pair]]`` rules point at (re-registered when that
 set changes). Other clients get a watchdog observer on the folders that matter. Either way
-events end up in :meth:`Watcher.changed`, which re-checks every open draft whose pairing reads
+events end up in :meth:`FileWatching.changed`, which re-checks every open draft whose pairing reads
 the file, could newly pair with it (a sibling appearing or disappearing), or -- for config
 files -- every draft.
 """
@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from faithlint.pairing import SIBLING_FILE_SUFFIXES, context_candidates
 from faithlint.server.app import DocState, FaithlintServer
+from faithlint.server.feature import Feature, Handler
 
 log = logging.getLogger(__name__)
 
@@ -46,32 +47,49 @@ def _covered_by_static(path: Path) -> bool:
     return any(part.endswith((".context", ".sources")) for part in path.parts[:-1])
 
 
-class Watcher:
-    """Owns the file watching strategy; created in ``initialized``."""
+class FileWatching(Feature):
+    """Owns the file watching strategy (chosen in ``initialized``) and workspace/didChangeWatchedFiles."""
 
-    def __init__(self, ls: FaithlintServer) -> None:
-        self.ls = ls
+    def __init__(self, server: FaithlintServer) -> None:
+        super().__init__(server)
         self.mode = "none"
         self.observer: Any = None
         self._watches: dict[tuple[str, bool], Any] = {}
         self._registered: frozenset[str] = frozenset()
         self.events = 0
 
+    def handlers(self) -> list[Handler]:
+        return [Handler(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, self.did_change_watched_files)]
+
+    # -- events -------------------------------------------------------------------------------------
+
+    def on_initialized(self) -> None:
+        self.start()
+
+    def on_checked(self, state: DocState) -> None:
+        self.update(state)
+
+    def on_closed(self, uri: str) -> None:
+        self.update()
+
+    def on_shutdown(self) -> None:
+        self.stop()
+
     # -- setup --------------------------------------------------------------------------------------
 
     def _client_watches(self) -> bool:
-        ws = self.ls.client_capabilities.workspace
+        ws = self.server.client_capabilities.workspace
         return bool(ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration)
 
     def _relative_patterns(self) -> bool:
-        ws = self.ls.client_capabilities.workspace
+        ws = self.server.client_capabilities.workspace
         return bool(ws and ws.did_change_watched_files and ws.did_change_watched_files.relative_pattern_support)
 
     def start(self) -> None:
         if self._client_watches():
             self.mode = "client"
             watchers = [types.FileSystemWatcher(glob_pattern=g) for g in STATIC_GLOBS]
-            self.ls.spawn(self._register(STATIC_ID, watchers))
+            self.server.spawn(self._register(STATIC_ID, watchers))
             return
         try:
             from watchdog.observers import Observer
@@ -92,7 +110,7 @@ class Watcher:
 
     async def _register(self, reg_id: str, watchers: list[types.FileSystemWatcher]) -> None:
         try:
-            await self.ls.client_register_capability_async(types.RegistrationParams(registrations=[
+            await self.server.client_register_capability_async(types.RegistrationParams(registrations=[
                 types.Registration(id=reg_id, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))
             ]))
@@ -101,7 +119,7 @@ class Watcher:
 
     async def _reregister(self, watchers: list[types.FileSystemWatcher]) -> None:
         try:
-            await self.ls.client_unregister_capability_async(types.UnregistrationParams(unregisterations=[
+            await self.server.client_unregister_capability_async(types.UnregistrationParams(unregisterations=[
                 types.Unregistration(id=DYNAMIC_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES)]))
         except Exception:  # nothing registered yet
             log.debug("unregister %s failed", DYNAMIC_ID, exc_info=True)
@@ -114,7 +132,7 @@ class Watcher:
         """Bring the watched set in line with the open drafts' latest pairings (after each check)."""
         if self.mode == "client":
             paths = set()
-            for st in self.ls.docs.values():
+            for st in self.server.docs.values():
                 if st.outcome is None:
                     continue
                 for p in [*st.outcome.context_files.values(), *st.outcome.context_paths]:
@@ -122,7 +140,7 @@ class Watcher:
                         paths.add(str(p))
             if frozenset(paths) != self._registered:
                 self._registered = frozenset(paths)
-                self.ls.spawn(self._reregister([self._watcher_for(Path(p)) for p in sorted(paths)]))
+                self.server.spawn(self._reregister([self._watcher_for(Path(p)) for p in sorted(paths)]))
         elif self.mode == "watchdog":
             self._update_observer()
 
@@ -137,7 +155,7 @@ class Watcher:
 
     def _wanted(self) -> set[tuple[str, bool]]:
         want: set[tuple[str, bool]] = set()
-        for st in self.ls.docs.values():
+        for st in self.server.docs.values():
             if st.path is not None:
                 want.add((str(_abs(st.path).parent), False))  # siblings and faithlint.toml appear here
             if st.outcome is None:
@@ -158,7 +176,7 @@ class Watcher:
 
         watcher = self
 
-        class Handler(FileSystemEventHandler):
+        class EventHandler(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
                 if event.event_type in ("opened", "closed", "closed_no_write") or (
                         event.is_directory and event.event_type == "modified"):
@@ -166,7 +184,7 @@ class Watcher:
                 paths = [p for p in (event.src_path, getattr(event, "dest_path", "")) if p]
                 kind = {"created": "created", "deleted": "deleted", "moved": "deleted"}.get(event.event_type,
                                                                                               "changed")
-                watcher.ls.call_soon(watcher.changed, [(os.fsdecode(p), kind) for p in paths])
+                watcher.server.call_soon(watcher.changed, [(os.fsdecode(p), kind) for p in paths])
 
         want = self._wanted()
         for key in set(self._watches) - want:
@@ -177,28 +195,38 @@ class Watcher:
         for key in want - set(self._watches):
             folder, recursive = key
             try:
-                self._watches[key] = self.observer.schedule(Handler(), folder, recursive=recursive)
+                self._watches[key] = self.observer.schedule(EventHandler(), folder, recursive=recursive)
             except Exception as exc:  # permissions, inotify limits: keep serving without this folder
                 log.warning("cannot watch %s: %s", folder, exc)
 
-    # -- events -------------------------------------------------------------------------------------
+    # -- file events --------------------------------------------------------------------------------
+
+    def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
+        kinds = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "changed",
+                 types.FileChangeType.Deleted: "deleted"}
+        events = []
+        for change in params.changes:
+            path = to_fs_path(change.uri) if change.uri.startswith("file:") else None
+            if path:
+                events.append((path, kinds.get(change.type, "changed")))
+        self.changed(events)
 
     def changed(self, events: list[tuple[str, str]]) -> None:
         """Re-check the drafts affected by file events ``[(path, "created"|"changed"|"deleted")]``."""
         self.events += len(events)
-        open_paths = {_abs(st.path) for st in self.ls.docs.values() if st.path is not None}
+        open_paths = {_abs(st.path) for st in self.server.docs.values() if st.path is not None}
         paths = [(_abs(p), kind) for p, kind in events]
         paths = [(p, k) for p, k in paths if p not in open_paths]  # saving a draft is not a context change
         if not paths:
             return
         if any(p.name in CONFIG_NAMES for p, _ in paths):
-            self.ls.settings.invalidate_files()
-            for uri in list(self.ls.docs):
-                self.ls.schedule(uri)
+            self.server.settings.invalidate_files()
+            for uri in list(self.server.docs):
+                self.server.schedule(uri)
             return
-        for uri, st in list(self.ls.docs.items()):
+        for uri, st in list(self.server.docs.items()):
             if self.affects(st, paths):
-                self.ls.schedule(uri)
+                self.server.schedule(uri)
 
     @staticmethod
     def affects(st: DocState, paths: list[tuple[Path, str]]) -> bool:
@@ -210,22 +238,3 @@ class Watcher:
             if kind != "changed" and how in ("front-matter", "config", "none"):
                 return True  # a glob in the front matter or a [[pair]] rule may now match differently
         return False
-
-
-def register(ls: FaithlintServer) -> Watcher:
-    watcher = Watcher(ls)
-    ls.watcher = watcher
-    ls.on_delivered.append(watcher.update)
-
-    @ls.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched_files(ls: FaithlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        kinds = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "changed",
-                 types.FileChangeType.Deleted: "deleted"}
-        events = []
-        for change in params.changes:
-            path = to_fs_path(change.uri) if change.uri.startswith("file:") else None
-            if path:
-                events.append((path, kinds.get(change.type, "changed")))
-        watcher.changed(events)
-
-    return watcher

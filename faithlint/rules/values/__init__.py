@@ -11,9 +11,10 @@ equivalent spellings compare equal (``1,000`` == ``1000``, ``$2m`` == ``2 millio
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
+
+from cachetools import LRUCache
 
 from .extraction import _analyse
 from .matching import _pick_context, _present, _same_count
@@ -56,8 +57,7 @@ class ValueExtractor:
                     if "ner" in getattr(proc, "listening_components", ()):
                         needed.add(name)
                 self._disable = [n for n in self.nlp.pipe_names if n not in needed]
-        self._cache: OrderedDict[str, _Analysis] = OrderedDict()
-        self._cache_size = max(1, cache_size)
+        self._cache: LRUCache = LRUCache(max(1, cache_size))
         self._cache_lock = threading.Lock()
 
     @property
@@ -92,7 +92,6 @@ class ValueExtractor:
             for t in texts:
                 a = self._cache.get(t)
                 if a is not None:
-                    self._cache.move_to_end(t)
                     found[t] = a
         todo = list(dict.fromkeys(t for t in texts if t not in found))
         if todo:
@@ -107,11 +106,7 @@ class ValueExtractor:
             fresh = {t: _analyse(t, doc) for t, doc in zip(todo, docs, strict=True)}
             found.update(fresh)
             with self._cache_lock:
-                for t, a in fresh.items():
-                    self._cache[t] = a
-                    self._cache.move_to_end(t)
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+                self._cache.update(fresh)
         return [found[t] for t in texts]
 
 

@@ -1,4 +1,4 @@
-"""The kinds of synthetic data issue 11 asks for, beside :mod:`faithlint.synth`'s entailed/intrinsic/extrinsic.
+"""The kinds of synthetic data issue 11 asks for, beside :mod:`faithlint.train.synth`'s entailed/intrinsic/extrinsic.
 
 - ``paraphrase`` (entailment): clauses reordered, active voice made passive, a synonym from a small
   built-in list, or a number written another way ("12.5 million" <-> "12,500,000", "5%" <-> "5 percent");
@@ -10,7 +10,7 @@
 - ``mixed`` (neutral): a supported clause joined to an unsupported one.
 
 Every function takes the spaCy sentence (or a record) and the premise window and returns an
-:class:`~faithlint.synth.Example` or ``None`` when the sentence does not lend itself to the edit.
+:class:`~faithlint.train.synth.Example` or ``None`` when the sentence does not lend itself to the edit.
 Hallucinated examples mark the unsupported or changed span of the hypothesis in ``changed``;
 entailed ones leave it empty, as the rest of ``synth`` does. Kinds are named ``family:method``.
 """
@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from faithlint.structured import VERB_KEYS, Node, Verbaliser, _words, verbalise
+from faithlint.train.example import Example
 
 SYNONYMS: dict[str, tuple[str, set[str]]] = {  # word -> (synonym, parts of speech where it is one)
     "big": ("large", {"ADJ"}), "large": ("big", {"ADJ"}), "huge": ("enormous", {"ADJ"}),
@@ -65,10 +66,7 @@ ADDED_ATTRIBUTES = ("offers free parking", "has outdoor seating", "was renovated
                     "has a rating of 4.8")
 
 
-def Ex(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - the synth module's Example, imported late (cycle)
-    from faithlint.synth import Example
-
-    return Example(*args, **kwargs)
+Ex = Example
 
 
 def _text(sent: Any) -> str:

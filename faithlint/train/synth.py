@@ -9,7 +9,7 @@ far-away sentence of the same document, the right sentence against the wrong
 window). Each example records the changed character span so a token-level
 head can learn to mark it. With ``kinds`` (``faithlint synth --kinds``) it also
 makes paraphrases, fusions, data-to-text statements from JSON/YAML/CSV records
-and mixed supported/unsupported answers (:mod:`faithlint.synth_kinds`).
+and mixed supported/unsupported answers (:mod:`faithlint.train.synth_kinds`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from faithlint.sentences import Span
+from faithlint.train.example import Example
 from faithlint.windows import build_windows
 
 SWAPPABLE = {"PERSON", "ORG", "GPE", "LOC", "NORP", "DATE", "TIME", "CARDINAL", "MONEY",
@@ -50,21 +50,8 @@ FALLBACK = {"date": "2019", "org": "the government", "gpe": "Canada", "person": 
 AUX = {"is", "was", "are", "were", "has", "have", "had", "can", "will", "would", "could",
        "should", "does", "did", "do", "may", "might", "must"}
 LABELS = ("entailment", "neutral", "contradiction")
-# kinds of examples ``faithlint synth --kinds`` can make (faithlint.synth_kinds has the last four)
+# kinds of examples ``faithlint synth --kinds`` can make (faithlint.train.synth_kinds has the last four)
 KINDS = ("entailed", "intrinsic", "extrinsic", "paraphrase", "fusion", "data_to_text", "mixed")
-
-
-@dataclass
-class Example:
-    premise: str
-    hypothesis: str
-    label: str
-    kind: str
-    doc_id: str = ""
-    changed: list[int] = field(default_factory=list)  # [start, end) in hypothesis, or []
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _num_variant(text: str, rng: random.Random) -> str | None:
@@ -128,7 +115,7 @@ class Synthesizer:
             if 6 <= len(t.split()) <= 30:
                 self.pool.append(t)
                 if self.kinds is not None and "mixed" in self.kinds:
-                    from faithlint.synth_kinds import clause
+                    from faithlint.train.synth_kinds import clause
 
                     self.clauses.append(clause(s))
         for e in doc.ents:
@@ -180,7 +167,7 @@ class Synthesizer:
 
     def _chosen_kind(self, sent, win, doc, windows, sents, ents_by_type) -> Example | None:
         """One example of a kind drawn from ``self.kinds`` (another kind when the sentence does not suit it)."""
-        from faithlint import synth_kinds as sk
+        from faithlint.train import synth_kinds as sk
 
         rng = self.rng
         prose = [k for k in self.kinds or () if k != "data_to_text"]
@@ -203,7 +190,7 @@ class Synthesizer:
 
     def record_examples(self, root: Any, doc_id: str, per_doc: int = 8) -> list[Example]:
         """``data_to_text`` examples from a parsed JSON/YAML/CSV document (:mod:`faithlint.structured`)."""
-        from faithlint import synth_kinds as sk
+        from faithlint.train import synth_kinds as sk
 
         if self.kinds is None or "data_to_text" not in self.kinds:
             return []

@@ -1,0 +1,90 @@
+"""What a rule is: one object with its metadata and how it turns a judged unit into findings.
+
+A rule never loads models or reads files: the linter hands it the unit (a sentence today, a claim
+next), the checker's verdict with its evidence, and a :class:`RuleContext` with the settings, the
+operating point and the shared, cached helpers (evidence quoting, value matching).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from faithlint.rules.operating_point import OperatingPoint, sentence_code
+from faithlint.types import Finding, SentenceResult
+
+if TYPE_CHECKING:
+    from faithlint.config import Config
+    from faithlint.stages import Unit
+
+DOCS_URL = "https://github.com/faithlint/faithlint/blob/main/docs/rules.md"  # anchors: #fl100 ...
+
+
+@dataclass
+class Judged:
+    """One unit with the checker's verdict on it."""
+
+    unit: Unit
+    result: SentenceResult
+    quote_fn: Callable[[], str] = field(repr=False, default=lambda: "")
+
+    @cached_property
+    def quote(self) -> str:
+        """The evidence sentence closest in wording to the unit (quoted in messages)."""
+        return self.quote_fn() if self.result.evidence else ""
+
+    @property
+    def probs(self) -> dict[str, float]:
+        return self.result.probs
+
+
+@dataclass
+class RuleContext:
+    """What rules may use: settings, the operating point and the linter's cached helpers."""
+
+    config: Config
+    point: OperatingPoint
+    mismatches: Callable[[str, list[str]], list[Any]]  # FL400 value matching, cached by the linter
+
+    def enabled(self, code: str) -> bool:
+        return self.config.rule_enabled(code)
+
+    def verdict_code(self, judged: Judged) -> str | None:
+        """The sentence-level rule (FL100/FL200/FL300) the verdict triggers at the operating point."""
+        return sentence_code(judged.probs["entailment"], judged.probs["contradiction"], self.point)
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and implement :meth:`check`.
+
+    ``scope`` says what a finding of the rule marks: the whole ``"sentence"`` (quick fixes may
+    delete or replace it) or a ``"span"`` inside it (a value).
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Literal["error", "warning", "info"]] = "warning"
+    summary: ClassVar[str] = ""
+    threshold: ClassVar[float | None] = None
+    scope: ClassVar[Literal["sentence", "span"]] = "sentence"
+
+    @property
+    def url(self) -> str:
+        return f"{DOCS_URL}#{self.code.lower()}"
+
+    def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
+        """The findings this rule reports on one judged unit (none by default)."""
+        return ()
+
+    def finding(self, ctx: RuleContext, judged: Judged, message: str, start: int | None = None,
+                end: int | None = None, **data: Any) -> Finding:
+        """A finding of this rule at the configured severity; the whole unit unless a span is given."""
+        r = judged.result
+        return Finding(self.code, ctx.config.severity_for(self.code, self.severity), message,
+                       r.start if start is None else start, r.end if end is None else end,
+                       label=r.label, score=r.score, evidence=r.evidence, data=data)
+
+    def __repr__(self) -> str:
+        return f"<rule {self.code} {self.name}>"

@@ -1,0 +1,27 @@
+"""FL100 contradiction: the checker is confident the context contradicts the sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.types import Finding
+
+
+class Contradiction(Rule):
+    code = "FL100"
+    name = "contradiction"
+    severity = "error"
+    summary = "The checker is confident the context contradicts the sentence."
+    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/calibrate.py
+
+    def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
+        if ctx.verdict_code(judged) != self.code:
+            return []
+        r = judged.result
+        return [self.finding(ctx, judged, f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, "
+                                          f"score {r.score:.2f}, {r.scale_1_5}/5): \u201c{judged.quote}\u201d",
+                             sentence=[r.start, r.end], evidence_quote=judged.quote)]
+
+
+RULE = Contradiction()

@@ -1,0 +1,27 @@
+"""FL200 unsupported: the checker is confident the context does not support the sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.types import Finding
+
+
+class Unsupported(Rule):
+    code = "FL200"
+    name = "unsupported"
+    severity = "warning"
+    summary = "The checker is confident the context does not support the sentence."
+    threshold = 0.35  # P(entailment) < this; calibrated by bench/calibrate.py
+
+    def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
+        if ctx.verdict_code(judged) != self.code:
+            return []
+        r = judged.result
+        return [self.finding(ctx, judged, f"Not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
+                                          f"closest evidence: \u201c{judged.quote}\u201d",
+                             sentence=[r.start, r.end], evidence_quote=judged.quote)]
+
+
+RULE = Unsupported()
