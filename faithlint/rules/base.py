@@ -86,5 +86,10 @@ class Rule:
                        r.start if start is None else start, r.end if end is None else end,
                        label=r.label, score=r.score, evidence=r.evidence, data=data)
 
+    def sentence_finding(self, ctx: RuleContext, judged: Judged, message: str) -> list[Finding]:
+        """A finding on the whole unit, with what quick fixes need (its span and the evidence quote)."""
+        r = judged.result
+        return [self.finding(ctx, judged, message, sentence=[r.start, r.end], evidence_quote=judged.quote)]
+
     def __repr__(self) -> str:
         return f"<rule {self.code} {self.name}>"

@@ -19,9 +19,8 @@ class Contradiction(Rule):
         if ctx.verdict_code(judged) != self.code:
             return []
         r = judged.result
-        return [self.finding(ctx, judged, f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, "
-                                          f"score {r.score:.2f}, {r.scale_1_5}/5): \u201c{judged.quote}\u201d",
-                             sentence=[r.start, r.end], evidence_quote=judged.quote)]
-
+        message = (f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, score {r.score:.2f}, "
+                   f"{r.scale_1_5}/5): \u201c{judged.quote}\u201d")
+        return self.sentence_finding(ctx, judged, message)
 
 RULE = Contradiction()

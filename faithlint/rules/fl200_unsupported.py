@@ -19,9 +19,8 @@ class Unsupported(Rule):
         if ctx.verdict_code(judged) != self.code:
             return []
         r = judged.result
-        return [self.finding(ctx, judged, f"Not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
-                                          f"closest evidence: \u201c{judged.quote}\u201d",
-                             sentence=[r.start, r.end], evidence_quote=judged.quote)]
-
+        message = (f"Not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
+                   f"closest evidence: \u201c{judged.quote}\u201d")
+        return self.sentence_finding(ctx, judged, message)
 
 RULE = Unsupported()

@@ -24,9 +24,8 @@ class LowFaithfulness(Rule):
         if code is None or (code != self.code and ctx.enabled(code)):
             return []
         r = judged.result
-        return [self.finding(ctx, judged, f"Low faithfulness {r.score:.2f} (below {ctx.point.low:.2f}, "
-                                          f"{r.scale_1_5}/5); evidence: \u201c{judged.quote}\u201d",
-                             sentence=[r.start, r.end], evidence_quote=judged.quote)]
-
+        message = (f"Low faithfulness {r.score:.2f} (below {ctx.point.low:.2f}, {r.scale_1_5}/5); "
+                   f"evidence: \u201c{judged.quote}\u201d")
+        return self.sentence_finding(ctx, judged, message)
 
 RULE = LowFaithfulness()
