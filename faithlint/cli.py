@@ -17,6 +17,7 @@ from typing import Any
 
 from faithlint import __version__
 from faithlint.errors import FaithlintError, InputError
+from faithlint.formats import FORMATS
 from faithlint.options import cli_overrides, fails, shared_options
 
 
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         context_help="context file or folder (repeatable); overrides front matter, siblings and pair rules",
         fail_on_help="lowest severity that fails (default: config)")])
     c.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
-    c.add_argument("--format", choices=["text", "json", "jsonl", "sarif", "github", "html"], default="text")
+    c.add_argument("--format", choices=[*FORMATS, "html"], default="text")
     c.add_argument("--pairs", type=Path, metavar="FILE.jsonl",
                    help="batch mode: one {id, text, context | context_files, query?} per line; a context string "
                         "holding a JSON object or array is verbalised like a .json context file")
