@@ -10,7 +10,7 @@ so the largest file does not decide; ties go to the better mean F1, then to the 
 Because these sets are mostly hallucinated (about 60 %), the precision each point would have where
 30 % of responses are hallucinated (a typical share for RAG answers) is printed too. Prints the
 chosen point and the trade-off curve of the FL200 threshold; the chosen values go into
-faithlint/rules/catalog.py by hand.
+the rules' `threshold` in faithlint/rules/fl*.py by hand.
 
     python bench/eval_dev.py --name v2 --split calib
     python bench/calibrate.py --name v2

@@ -125,7 +125,7 @@ def check_batch(items: Iterable[Mapping[str, Any] | tuple[str, ContextLike]], *,
             yield check(text, context, markdown=markdown, linter=lt)
 
 
-def check_file(path: str | Path, *, context: ContextLike | None = None, query: str | None = None,
+def check_file(path: str | Path, *, context: str | Path | Sequence[str | Path] | None = None, query: str | None = None,
                config: ConfigLike = None, linter: Any = None) -> DraftResult:
     """Check a draft file paired as ``faithlint check`` pairs it (front matter, sibling context, [[pair]]).
 

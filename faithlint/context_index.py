@@ -11,9 +11,10 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
-from cachetools import LRUCache
+from cachetools import LRUCache, cachedmethod
 
 from faithlint.evidence import PIECE_TOKENS, Piece, terms
 from faithlint.markdown import extract
@@ -30,7 +31,11 @@ def doc_key(doc: ContextDoc) -> str:
 
 
 class ContextIndex:
-    """Sentences, windows and pieces of context documents; the checker's tokenizer sizes them."""
+    """Sentences, windows and pieces of context documents; the checker's tokenizer sizes them.
+
+    Every method takes the document's :func:`doc_key`: callers hash a long document once per check,
+    not once per unit, and the key names the document version in the caches.
+    """
 
     def __init__(self, splitter: Callable[[], SentenceSplitter], checker: Callable[[], Any]) -> None:
         self._splitter = splitter  # getters: the linter loads its models lazily
@@ -39,20 +44,9 @@ class ContextIndex:
         self.sentences_cache: LRUCache = LRUCache(2_000)
         self.windows_cache: LRUCache = LRUCache(4_000)
 
-    def _get(self, cache: LRUCache, key: Any, make: Callable[[], Any]) -> Any:
-        with self._lock:
-            hit = cache.get(key)
-        if hit is None:
-            hit = make()
-            with self._lock:
-                cache[key] = hit
-        return hit
-
-    def sentences(self, doc: ContextDoc, key: str | None = None) -> tuple[list[Span], list[int]]:
+    @cachedmethod(attrgetter("sentences_cache"), key=lambda self, doc, key: key, lock=attrgetter("_lock"))
+    def sentences(self, doc: ContextDoc, key: str) -> tuple[list[Span], list[int]]:
         """The document's sentences (never across paragraphs or Markdown blocks) and their token counts."""
-        return self._get(self.sentences_cache, key or doc_key(doc), lambda: self._sentences(doc))
-
-    def _sentences(self, doc: ContextDoc) -> tuple[list[Span], list[int]]:
         splitter = self._splitter()
         spans: list[Span] = []
         if doc.source.lower().endswith(MARKDOWN_SOURCES):
@@ -63,28 +57,23 @@ class ContextIndex:
                 spans.extend(Span(para_start + s.start, para_start + s.end) for s in splitter.split(para))
         return spans, self._checker().count_tokens([doc.text[s.start:s.end] for s in spans])
 
-    def windows(self, doc: ContextDoc, budget: int, overlap: int, key: str | None = None) -> list[Window]:
+    @cachedmethod(attrgetter("windows_cache"), key=lambda self, doc, budget, overlap, key: (key, budget, overlap),
+                  lock=attrgetter("_lock"))
+    def windows(self, doc: ContextDoc, budget: int, overlap: int, key: str) -> list[Window]:
         """Windows of ``doc`` that fit ``budget`` tokens, overlapping by ``overlap``."""
-        key = key or doc_key(doc)
+        spans, counts = self.sentences(doc, key)
+        return build_windows(doc.source, doc.text, spans, counts, budget, overlap, self._checker().token_offsets)
 
-        def make() -> list[Window]:
-            spans, counts = self.sentences(doc, key)
-            return build_windows(doc.source, doc.text, spans, counts, budget, overlap, self._checker().token_offsets)
-        return self._get(self.windows_cache, (key, budget, overlap), make)
-
-    def pieces(self, doc: ContextDoc, position: int, key: str | None = None
-               ) -> tuple[list[Piece], list[frozenset[str]]]:
+    @cachedmethod(attrgetter("windows_cache"), key=lambda self, doc, position, key: ("pieces", key, position),
+                  lock=attrgetter("_lock"))
+    def pieces(self, doc: ContextDoc, position: int, key: str) -> tuple[list[Piece], list[frozenset[str]]]:
         """Small pieces of ``doc`` (the ``position``-th context document) with their terms, for assembly."""
-        key = key or doc_key(doc)
-
-        def make() -> tuple[list[Piece], list[frozenset[str]]]:
-            checker = self._checker()
-            spans, counts = self.sentences(doc, key)
-            ws = build_windows(doc.source, doc.text, spans, counts, PIECE_TOKENS, 0, checker.token_offsets)
-            tokens = checker.count_tokens([w.text for w in ws])
-            ps = [Piece(w.source, w.start, w.end, w.text, n, position, k) for k, (w, n) in enumerate(zip(ws, tokens))]
-            return ps, [terms(p.text) for p in ps]
-        return self._get(self.windows_cache, ("pieces", key, position), make)
+        checker = self._checker()
+        spans, counts = self.sentences(doc, key)
+        ws = build_windows(doc.source, doc.text, spans, counts, PIECE_TOKENS, 0, checker.token_offsets)
+        tokens = checker.count_tokens([w.text for w in ws])
+        ps = [Piece(w.source, w.start, w.end, w.text, n, position, k) for k, (w, n) in enumerate(zip(ws, tokens))]
+        return ps, [terms(p.text) for p in ps]
 
 
 def paragraphs(text: str) -> list[tuple[int, str]]:

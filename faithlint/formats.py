@@ -50,7 +50,7 @@ from typing import Any
 from urllib.parse import quote
 
 from faithlint.positions import LineIndex
-from faithlint.rules.catalog import RULES
+from faithlint.rules.registry import RULES
 from faithlint.types import SEVERITIES, DraftResult, Evidence, Finding
 
 FORMATS = ("text", "json", "jsonl", "sarif", "github")

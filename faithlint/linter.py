@@ -16,10 +16,11 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
-from cachetools import LRUCache
+from cachetools import LRUCache, cachedmethod
 
 from faithlint.aggregators import aggregator_for
 from faithlint.config import Config
@@ -35,7 +36,6 @@ from faithlint.types import LABELS, ContextDoc, DraftResult, Evidence, Finding, 
 from faithlint.units import SentenceExtractor
 from faithlint.windows import token_budget
 
-DraftSentence = Unit  # the name before units were more than sentences
 Verdict = tuple[np.ndarray, Evidence | None, list[Evidence]]  # probabilities, deciding evidence, all evidence
 _NEUTRAL = np.array([0.0, 1.0, 0.0])
 _ENTAILED = np.array([1.0, 0.0, 0.0])
@@ -249,8 +249,7 @@ class Linter:
     def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities for each pair, and which pairs the model had to run (not cached)."""
         name = getattr(self.checker, "name", type(self.checker).__name__)
-        keys = [hashlib.sha1(f"{name}\x00{self.config.max_length}\x00{p}\x00{h}".encode()).hexdigest()
-                for p, h in pairs]
+        keys = [_digest(name, str(self.config.max_length), p, h) for p, h in pairs]
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         todo = []
         with self._cache_lock:
@@ -296,33 +295,28 @@ class Linter:
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
         findings: list[Finding] = []
         for u, r in zip(units, results):
-            judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text) if r.evidence else "")
+            judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text))
             for rule in rules:
                 findings.extend(rule.check(judged, ctx))
         kept = [f for f in findings if not ex.suppressions.is_suppressed(f.code, line_of(ex.source, f.start))]
         kept.sort(key=lambda f: (f.start, f.code))
         return kept
 
+    @cachedmethod(attrgetter("_verbatim_cache"), key=lambda self, sentence, context, keys: (sentence, *keys),
+                  lock=attrgetter("_cache_lock"))
     def _verbatim(self, sentence: str, context: Sequence[ContextDoc], keys: list[str]) -> Evidence | None:
-        key = (sentence, *keys)
-        with self._cache_lock:
-            if key in self._verbatim_cache:
-                return self._verbatim_cache[key]
-        hit = verbatim_evidence(sentence, context)
-        with self._cache_lock:
-            self._verbatim_cache[key] = hit
-        return hit
+        return verbatim_evidence(sentence, context)
 
+    @cachedmethod(attrgetter("_value_cache"), key=lambda self, sentence, evidence: _digest(sentence, *evidence),
+                  lock=attrgetter("_cache_lock"))
     def _mismatches(self, sentence: str, evidence: list[str]) -> list[Any]:
         """FL400 values, cached: an edit elsewhere leaves this sentence and its evidence unchanged."""
-        key = hashlib.sha1("\x00".join([sentence, *evidence]).encode("utf-8")).hexdigest()
-        with self._cache_lock:
-            hit = self._value_cache.get(key)
-        if hit is None:
-            hit = self.values.mismatches(sentence, evidence)
-            with self._cache_lock:
-                self._value_cache[key] = hit
-        return hit
+        return self.values.mismatches(sentence, evidence)
+
+
+def _digest(*parts: str) -> bytes:
+    """A short cache key for long texts."""
+    return hashlib.sha1("\x00".join(parts).encode("utf-8")).digest()
 
 
 _CHECKERS: dict[tuple, Any] = {}

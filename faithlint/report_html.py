@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faithlint.positions import LineIndex
-from faithlint.rules.catalog import RULES
+from faithlint.rules.registry import RULES
 from faithlint.types import SEVERITIES, SEVERITY_RANK, DraftResult, Finding, SentenceResult
 
 __all__ = ["render_html"]

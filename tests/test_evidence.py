@@ -125,7 +125,7 @@ def test_sentence_code_follows_the_operating_point(ent, con, code):
 
 
 def test_operating_point_comes_from_config_with_calibrated_defaults():
-    from faithlint.rules.catalog import RULES
+    from faithlint.rules.registry import RULES
 
     default = Config().operating_point()
     assert default.unsupported == RULES["FL200"].threshold and default.contradiction == RULES["FL100"].threshold

@@ -31,7 +31,7 @@ from faithlint import __version__
 from faithlint.config import Config
 from faithlint.errors import FaithlintError
 from faithlint.server import rpc
-from faithlint.server.checking import Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
+from faithlint.server.checking import SHUTDOWN_WAIT_S, Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
 from faithlint.server.feature import Feature, pygls_handler
 from faithlint.server.rpc import FaithlintProtocol
 from faithlint.server.settings import Settings
@@ -179,6 +179,15 @@ class FaithlintServer(LanguageServer):
         raise LookupError(f"no {cls.__name__} feature is registered")
 
     # -- transport: faithlint's reader (faithlint.server.rpc) instead of pygls' ------------------------
+
+    def shutdown(self) -> None:
+        """End serving (stdio or TCP, with or without the client's ``shutdown``): the checker thread first.
+
+        It is a daemon thread; a process that exits while it is inside native code (a model load, a
+        pydantic validation) can abort, so it gets :data:`SHUTDOWN_WAIT_S` to finish what it is doing.
+        """
+        self.scheduler.stop(wait=SHUTDOWN_WAIT_S)
+        super().shutdown()
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         rpc.start_io(self, stdin, stdout)

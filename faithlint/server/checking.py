@@ -45,6 +45,9 @@ class Job:
         return self.cancel.is_set()
 
 
+SHUTDOWN_WAIT_S = 5.0  # how long stopping the server waits for the checker thread to finish what it is doing
+
+
 class Scheduler:
     """Debounce per document, run checks one at a time in a worker thread, cancel superseded ones.
 

@@ -20,7 +20,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from faithlint.fixes import finding_data as core_finding_data
-from faithlint.rules.catalog import RULES
+from faithlint.rules.registry import RULES
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.checking import Outcome
 from faithlint.server.feature import Feature, Handler

@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from faithlint.pairing import is_context_file
 from faithlint.server.app import DocState
+from faithlint.server.checking import SHUTDOWN_WAIT_S
 from faithlint.server.feature import Feature, Handler
 from faithlint.server.settings import SECTION
 
@@ -32,9 +33,6 @@ def is_draft(path: Path | None, language_id: str | None) -> bool:
         if path.suffix.lower() in DRAFT_SUFFIXES:
             return True
     return (language_id or "").lower() in DRAFT_LANGUAGES
-
-
-SHUTDOWN_WAIT_S = 5.0  # how long `shutdown` waits for the checker thread to finish what it is doing
 
 
 class DocumentSync(Feature):

@@ -385,9 +385,6 @@ def start_io(server: Any, stdin: Any = None, stdout: Any = None) -> None:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
-        scheduler = getattr(server, "scheduler", None)
-        if scheduler is not None:  # the client may exit without `shutdown`: still let the worker finish
-            scheduler.stop(wait=5.0)
         server.shutdown()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from faithlint.context import display_path
-from faithlint.rules.catalog import RULES
+from faithlint.rules.registry import RULES
 from faithlint.types import SEVERITY_RANK
 from faithlint.watch.state import DraftState
 
