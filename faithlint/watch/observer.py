@@ -41,6 +41,8 @@ class EventSource:
         self._handler: Any = None
         self._root_watches: list[Any] = []
         self._extra_watches: dict[tuple[Path, bool], Any] = {}
+        self._dead: set[Path] = set()  # watched folders deleted since the last sync: their watches ended with them
+        self._dead_lock = threading.Lock()  # the observer thread adds, sync takes
 
     @property
     def running(self) -> bool:
@@ -53,6 +55,9 @@ class EventSource:
         if event.is_directory and kind == "modified":
             return  # the child events say what changed
         paths = [os.fsdecode(event.src_path)]
+        if kind in ("deleted", "moved") and event.is_directory:
+            with self._dead_lock:
+                self._dead.add(norm(paths[0]))
         dest = getattr(event, "dest_path", "")
         if dest:
             paths.append(os.fsdecode(dest))
@@ -133,7 +138,10 @@ class EventSource:
         if self._observer is None:
             return
         needed = {t for t in (self._watch_target(d) for d in deps) if t is not None}
-        for key in set(self._extra_watches) - needed:
+        with self._dead_lock:
+            dead, self._dead = self._dead, set()
+        # a folder deleted and made again at once still looks needed, but its old watch is gone with it
+        for key in {k for k in self._extra_watches if k not in needed or k[0] in dead}:
             try:
                 self._observer.unschedule(self._extra_watches.pop(key))
             except Exception:  # noqa: BLE001 - already gone with its folder
@@ -144,6 +152,11 @@ class EventSource:
                 self._extra_watches[key] = self._observer.schedule(self._handler, str(folder), recursive=recursive)
             except OSError as exc:
                 self._once(f"watch:{folder}", f"cannot watch {display_path(folder)}: {exc.strerror or exc}")
+                continue
+            # what changed in the folder between the check that asked for this watch and the watch itself
+            # (a folder that came back and was filled at once) raised no event: look at it once more; the
+            # drafts' signatures keep that from re-checking anything that did not change
+            self._events.put(([str(folder)], True))
 
     def close(self) -> None:
         """Stop and join the observer thread (a no-op when it never started)."""
