@@ -52,11 +52,24 @@ def task_of(name: str) -> str:
     return TASKS.get(name) or TASKS.get(name.replace("_train", "_dev"), "other")
 
 
+def rows_for(data: Path, name: str, split: str, limit: int, old_limit: int) -> list[dict]:
+    """The rows of one file a run reads: calibration rows (``split="calib"``), else development rows (the
+    "unseen" half of an earlier file), without FaithDial's generic/uncooperative ones, sampled."""
+    from faithlint.train.splits import context_bucket
+
+    rows = read_jsonl(data / "faithfulness" / f"{name}.jsonl")
+    if split == "calib":
+        rows = [r for r in rows if context_bucket(r["context"], "calib")]
+    elif name not in NEW:
+        rows = [r for r in rows if context_bucket(r["context"], "unseen")]
+    rows = [r for r in rows if r["label"] not in SKIP]
+    return sample(rows, (limit if name in NEW or split == "calib" else old_limit) or None)
+
+
 def dump_rows(args) -> Path:
     """Run the linter over the rows and write one JSON line per row."""
     from faithlint.config import Config
     from faithlint.linter import Linter
-    from faithlint.train.splits import context_bucket
     from faithlint.types import ContextDoc
 
     data = data_dir(args.data)
@@ -71,14 +84,7 @@ def dump_rows(args) -> Path:
     n_sent, elapsed = 0, 0.0
     with path.open("w", encoding="utf-8") as out:
         for name in files:
-            rows = read_jsonl(data / "faithfulness" / f"{name}.jsonl")
-            if args.split == "calib":
-                rows = [r for r in rows if context_bucket(r["context"], "calib")]
-            elif name not in NEW:
-                rows = [r for r in rows if context_bucket(r["context"], "unseen")]
-            rows = [r for r in rows if r["label"] not in SKIP]
-            limit = args.limit if name in NEW or args.split == "calib" else args.old_limit
-            rows = sample(rows, limit or None)
+            rows = rows_for(data, name, args.split, args.limit, args.old_limit)
             t0 = time.time()
             for r in rows:
                 res = linter.check(r["text"], [ContextDoc(name, r["context"])], query=r.get("query"), markdown=False)

@@ -1,6 +1,7 @@
 """Language server latency: didChange -> publishDiagnostics for one-sentence edits, cold start, memory.
 
-    python bench/lsp_latency.py [--model PATH] [--edits 50] [--draft-words 2000] [--context-words 10000]
+    python bench/lsp_latency.py [--model PATH] [--monitor on|off] [--edits 50] [--draft-words 2000]
+                                [--context-words 10000]
 
 Starts ``python -m faithlint serve`` over stdio with ``debounce = 0``, opens a generated
 2,000-word draft (its supported sentences reworded from the context, not copied) whose sibling
@@ -9,7 +10,9 @@ start: process spawn -> first diagnostics, model loading included; the server pu
 draft's first sentences before the rest) and for the whole draft's, then makes ``--edits``
 one-sentence edits, each waiting for the diagnostics of its version, and prints p50/p95 of
 those latencies, how many pairs each edit re-scored, and the server's resident memory
-(VmRSS now, VmHWM peak, from /proc).
+(VmRSS now, VmHWM peak, from /proc). ``--monitor on`` starts the server with the monitor on
+(``initializationOptions``), so each check also runs the surrogate LM and the aggregator; the
+figures then count the diagnostics the monitor narrowed to the words it marked.
 """
 
 from __future__ import annotations
@@ -83,6 +86,15 @@ def rss(pid: int) -> dict[str, float]:
     return out
 
 
+def narrowed(d: types.Diagnostic) -> bool:
+    """A sentence finding (FL100/FL200/FL300; FL400 always marks just its value) whose range the monitor
+    narrowed to its marked words: its data's start/end differ from its sentence's."""
+    data = d.data if isinstance(d.data, dict) else {}
+    sentence = data.get("sentence")
+    return (data.get("code") in ("FL100", "FL200", "FL300") and isinstance(sentence, list) and len(sentence) == 2
+            and [data.get("start"), data.get("end")] != sentence)
+
+
 class Bench:
     def __init__(self) -> None:
         self.client = LanguageClient("faithlint-bench", "1")
@@ -145,7 +157,7 @@ def workspace(args: argparse.Namespace, prefix: str) -> tuple[Path, Path, str, d
     draft = tmp / "report.md"
     draft.write_text(draft_text)
     (tmp / "report.context.md").write_text(context_text)
-    init: dict[str, Any] = {"debounce": 0}
+    init: dict[str, Any] = {"debounce": 0, "monitor": getattr(args, "monitor", "off")}
     if args.model:
         init["model"] = args.model
     return tmp, draft, draft_text, init
@@ -201,7 +213,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
     return {
         "draft_words": len(draft_text.split()), "context_words": len((tmp / "report.context.md").read_text().split()),
-        "model": args.model or "bundled default", "edits": args.edits,
+        "model": args.model or "bundled default", "monitor": init["monitor"], "edits": args.edits,
         "cold_start_s": round(cold, 2), "cold_start_whole_s": round(whole, 2),
         "partial_first": st.get("partialResultsDelivered", 0) > 0, "model_load_s": st.get("modelLoadSeconds"),
         "first_check_pairs": first_pairs,
@@ -213,13 +225,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_ms": {k: round(1000 * statistics.fmean(t.get(k) or 0.0 for t in timings), 1)
                       for k in ("check", "publish")} if timings else None,
         "rss_mib": {"after_open": mem_after_open.get("VmRSS"), "end": mem.get("VmRSS"), "peak": mem.get("VmHWM")},
-        "diagnostics": len(b.last),
+        "diagnostics": len(b.last), "diagnostics_narrowed": sum(narrowed(d) for d in b.last),
     }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model folder or id (default: the bundled model)")
+    p.add_argument("--monitor", choices=["on", "off"], default="off",
+                   help="start the server with the monitor on (surrogate LM + aggregator per check); default off")
     p.add_argument("--edits", type=int, default=50)
     p.add_argument("--draft-words", type=int, default=2000)
     p.add_argument("--context-words", type=int, default=10000)
@@ -230,7 +244,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(res))
         return
-    print(f"faithlint LSP latency ({res['model']}): draft {res['draft_words']} words, "
+    print(f"faithlint LSP latency ({res['model']}, monitor {res['monitor']}): draft {res['draft_words']} words, "
           f"context {res['context_words']} words, {res['edits']} one-sentence edits, debounce 0")
     print(f"  cold start to first diagnostics: {res['cold_start_s']:.2f} s"
           + (" (the draft's first sentences)" if res["partial_first"] else "")
@@ -246,7 +260,8 @@ def main() -> None:
           f"max {res['pairs_rescored_per_edit']['max']}")
     m = res["rss_mib"]
     print(f"  server memory: RSS {m['after_open']} MiB after open, {m['end']} MiB at end, peak {m['peak']} MiB")
-    print(f"  diagnostics on the final version: {res['diagnostics']}")
+    print(f"  diagnostics on the final version: {res['diagnostics']}"
+          + (f" ({res['diagnostics_narrowed']} narrowed to the monitor's marks)" if res["monitor"] == "on" else ""))
 
 
 if __name__ == "__main__":

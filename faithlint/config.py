@@ -133,6 +133,16 @@ class Config(BaseModel):
     max_file_size: int = Field(default=2_000_000, gt=0)
     markdown_extensions: list[str] = Field(default_factory=lambda: [".md", ".markdown", ".mdx"])
     pair: list[PairRule] = Field(default_factory=list)
+    monitor: Literal["off", "on"] = "off"
+    monitor_aggregator: Literal["lr", "mlp"] = "lr"
+    surrogate: str | None = None
+    monitor_max_context: int = Field(default=384, ge=128, le=32768)
+    monitor_model: str | None = None
+
+    @field_validator("monitor", mode="before")
+    @classmethod
+    def _on_off(cls, value: Any) -> Any:
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
 
     @field_validator("overlap")
     @classmethod
@@ -178,11 +188,14 @@ class Config(BaseModel):
         settings = self.rules.get(code)  # type: ignore[call-overload]
         return settings.threshold if settings and settings.threshold is not None else default
 
-    def operating_point(self) -> OperatingPoint:
-        """Thresholds of the sentence-level rules: configured, else the rules' calibrated defaults."""
+    def operating_point(self, defaults: dict[str, float] | None = None) -> OperatingPoint:
+        """Thresholds of the sentence-level rules: configured, else ``defaults`` (the monitor's calibrated
+        point), else the rules' calibrated defaults."""
+        defaults = defaults or {}
 
         def threshold(code: str) -> float:
-            return self.threshold_for(code, (RULES[code].threshold or 0.0) if code in RULES else 0.0)
+            fallback = defaults.get(code, (RULES[code].threshold or 0.0) if code in RULES else 0.0)
+            return self.threshold_for(code, fallback)
         return OperatingPoint(threshold("FL100"), threshold("FL200"), threshold("FL300"), threshold("FL400"))
 
 

@@ -28,6 +28,7 @@ from faithlint.context_index import ContextIndex, doc_key
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import LexicalRelevance, content_words
 from faithlint.rules.base import Judged, RuleContext
+from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
 from faithlint.sentences import SentenceSplitter
@@ -68,7 +69,8 @@ class Linter:
     def __init__(self, config: Config | None = None, checker: Any = None, relevance: Any = None,
                  splitter: SentenceSplitter | None = None, values: Any = None, *,
                  extractor: UnitExtractor | None = None, selector: EvidenceSelector | None = None,
-                 aggregator: Aggregator | None = None, rules: Sequence[RuleLike] | None = None) -> None:
+                 aggregator: Aggregator | None = None, rules: Sequence[RuleLike] | None = None,
+                 monitor: Any = None) -> None:
         self.config = config or Config()
         self._checker = checker
         self._relevance = relevance
@@ -78,6 +80,7 @@ class Linter:
         self._selector = selector
         self._aggregator = aggregator
         self._rules = list(rules) if rules is not None else None
+        self._monitor = monitor
         self.index = ContextIndex(lambda: self.splitter, lambda: self.checker)
         self._load_lock = threading.Lock()
         self._cache_lock = threading.Lock()
@@ -125,6 +128,16 @@ class Linter:
             return self._values
 
     @property
+    def monitor(self) -> Any:
+        """The SynCheck-style monitor (:mod:`faithlint.monitor`); loaded only when ``monitor = "on"``."""
+        if self._monitor is not None:
+            return self._monitor
+        from faithlint.monitor.monitor import load_monitor
+
+        c = self.config
+        return load_monitor(c.surrogate, c.device, c.monitor_max_context, c.monitor_model)
+
+    @property
     def selector(self) -> EvidenceSelector:
         """The selector given, else the one ``config.evidence`` names (the server swaps configs per check)."""
         return self._selector or selector_for(self.config.evidence)
@@ -148,6 +161,8 @@ class Linter:
         _ = self.checker, self.relevance, self.splitter
         if self.config.rule_enabled("FL400"):
             _ = self.values
+        if self.config.monitor == "on":
+            self.monitor.load()
 
     # ------------------------------------------------------------------ public API
     def sentences(self, text: str, markdown: bool = True, extracted: Extracted | None = None
@@ -191,9 +206,9 @@ class Linter:
                 break
             if partial is not None and b < len(units):
                 partial(self._result(DraftResult(text=text, path=path, id=id, notes=list(result.notes)),
-                                     ex, units[:b], verdicts))
+                                     ex, units[:b], verdicts, None, context, query))
         self.stats.drafts_checked += 1
-        return self._result(result, ex, units, verdicts, cancelled)
+        return self._result(result, ex, units, verdicts, cancelled, context, query)
 
     def evidence(self, texts: Sequence[str], context: Sequence[ContextDoc], query: str | None = None
                  ) -> tuple[list[Evidence | None], list[Selection], list[str]]:
@@ -274,7 +289,8 @@ class Linter:
         return out, fresh
 
     def _result(self, result: DraftResult, ex: Extracted, units: list[Unit], verdicts: list[Verdict],
-                cancelled: Callable[[], bool] | None = None) -> DraftResult:
+                cancelled: Callable[[], bool] | None = None, context: Sequence[ContextDoc] = (),
+                query: str | None = None) -> DraftResult:
         for u, (probs, evidence, windows) in zip(units, verdicts):
             score = float(probs[0])
             result.sentences.append(SentenceResult(
@@ -283,15 +299,43 @@ class Linter:
                 evidence=evidence, windows=windows))
         if cancelled and cancelled():
             return result
-        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences)
+        point = None
+        if self.config.monitor == "on" and context and result.sentences:
+            point = self._monitor_verdicts(result.sentences, context, query)
+        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point)
         scores = [s.score for s in result.sentences]
         result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
                         "unsupported_share": float(np.mean([s.label != "entailment" for s in result.sentences]))}
         return result
 
-    def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult]) -> list[Finding]:
+    def _monitor_verdicts(self, results: list[SentenceResult], context: Sequence[ContextDoc],
+                          query: str | None) -> OperatingPoint:
+        """Replace each sentence's score by the monitor's P(faithful); returns the monitor's operating point.
+
+        The checker's own probabilities stay in the verdict's features; P(contradiction) stays the
+        checker's (:func:`~faithlint.monitor.monitor.rescored`), so FL100 still means "contradicted".
+        """
+        from faithlint.monitor.monitor import rescored
+
         cfg = self.config
-        ctx = RuleContext(cfg, cfg.operating_point(), self._mismatches)
+        monitor = self.monitor
+        verdicts = monitor.judge(results, context, query,
+                                 lambda r: len(self._mismatches(r.text, [w.text for w in r.windows]))
+                                 if r.windows else 0,
+                                 cfg.monitor_aggregator)
+        for r, v in zip(results, verdicts):
+            p = v.p
+            r.probs = rescored(p, r.probs["contradiction"])
+            r.label = max(r.probs, key=r.probs.__getitem__)
+            r.score = p
+            r.scale_1_5 = scale_1_5(p)
+            r.monitor = v
+        return cfg.operating_point(monitor.model.thresholds.get(cfg.monitor_aggregator))
+
+    def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult],
+                  point: OperatingPoint | None = None) -> list[Finding]:
+        cfg = self.config
+        ctx = RuleContext(cfg, point or cfg.operating_point(), self._mismatches)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
         findings: list[Finding] = []
         for u, r in zip(units, results):

@@ -28,11 +28,17 @@ def shared_options(*, context_help: str, fail_on_help: str) -> argparse.Argument
     p.add_argument("--allow-no-context", action="store_true", help="check drafts without context (no NLI rules)")
     p.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     p.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    p.add_argument("--monitor", choices=["on", "off"], default=None,
+                   help="score sentences with the SynCheck-style monitor (surrogate LM + checker; default: config)")
+    p.add_argument("--monitor-aggregator", choices=["lr", "mlp"], default=None,
+                   help="the monitor's aggregator (default: config, else lr)")
+    p.add_argument("--surrogate", metavar="PATH_OR_ID",
+                   help="the monitor's causal LM: folder, .gguf file or Hugging Face id (default: SmolLM2-135M)")
     return p
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """Settings given as flags (--model, --select, --ignore, --fail-on); shared by check and watch."""
+    """Settings given as flags (--model, --select, --ignore, --fail-on, --monitor...); shared by check and watch."""
     overrides: dict[str, Any] = {}
     if args.model:
         overrides["model"] = args.model
@@ -42,6 +48,9 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
     if args.fail_on:
         overrides["fail_on"] = args.fail_on
+    for flag in ("monitor", "monitor_aggregator", "surrogate"):
+        if getattr(args, flag, None):
+            overrides[flag] = getattr(args, flag)
     return overrides
 
 

@@ -97,11 +97,15 @@ class SentenceResult:
     scale_1_5: int
     evidence: Evidence | None
     windows: list[Evidence] = field(default_factory=list)
+    monitor: Any = None  # faithlint.monitor.monitor.MonitorVerdict when the monitor is on
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "text": self.text, "label": self.label,
-                "probs": {k: round(v, 4) for k, v in self.probs.items()}, "score": round(self.score, 4),
-                "scale_1_5": self.scale_1_5, "evidence": self.evidence.to_dict() if self.evidence else None}
+        out = {"start": self.start, "end": self.end, "text": self.text, "label": self.label,
+               "probs": {k: round(v, 4) for k, v in self.probs.items()}, "score": round(self.score, 4),
+               "scale_1_5": self.scale_1_5, "evidence": self.evidence.to_dict() if self.evidence else None}
+        if self.monitor is not None:
+            out["monitor"] = self.monitor.to_dict()
+        return out
 
 
 @dataclass

@@ -31,6 +31,7 @@ from faithlint.server.checking import Outcome, Scheduler, Snapshot, check_snapsh
 from faithlint.server.diagnostics import build_diagnostics, finding_data  # noqa: E402
 from faithlint.server.settings import Settings  # noqa: E402
 from faithlint.server.text import DocumentIndex  # noqa: E402
+from faithlint.types import Evidence, SentenceResult  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------- scheduler
 
@@ -188,6 +189,21 @@ def test_settings_that_are_not_objects_are_reported(tmp_path: Path) -> None:
     s.set_client(["not", "a", "dict"])
     r = s.resolve(tmp_path / "a.md")
     assert r.config == Config() and "workspace/configuration" in r.messages[0]
+
+
+def test_monitor_settings_are_accepted_in_every_key_spelling(tmp_path: Path) -> None:
+    s = Settings()
+    s.set_init_options({"monitor": "on", "monitorAggregator": "mlp", "monitorMaxContext": 512,
+                        "surrogate": "some/lm", "monitor-model": str(tmp_path)})
+    r = s.resolve(tmp_path / "a.md")
+    assert r.messages == []
+    c = r.config
+    assert (c.monitor, c.monitor_aggregator, c.monitor_max_context, c.surrogate, c.monitor_model) == (
+        "on", "mlp", 512, "some/lm", str(tmp_path))
+    s.set_client({"faithlint": {"monitor": False, "monitor_aggregator": "svm"}})  # a bool is on/off; a typo falls back
+    r = s.resolve(tmp_path / "a.md")
+    assert (r.config.monitor, r.config.monitor_aggregator) == ("off", "mlp")
+    assert len(r.messages) == 1 and "monitor_aggregator" in r.messages[0] and "(ignored)" in r.messages[0]
 
 
 # ---------------------------------------------------------------------------------------------- positions
@@ -472,3 +488,39 @@ def test_a_fifo_context_file_is_a_problem_not_a_hung_worker(tmp_path: Path) -> N
         pytest.fail("check_snapshot hung on a FIFO")
     problems = [p.message for p in done[0].problems]
     assert any("pipe.md" in m and "FIFO" in m for m in problems), problems
+
+
+# ---------------------------------------------------------------------------------------------- hover
+
+
+def _hover_sentence(monitor: object = None) -> SentenceResult:
+    text = "The library reopened on March 4, 2024 after a $2 million renovation."
+    window = Evidence("facts.md", 0, 40, "The library reopened in 2024.", weight=0.9)
+    return SentenceResult(start=0, end=len(text), text=text, label="neutral",
+                          probs={"entailment": 0.3, "neutral": 0.6, "contradiction": 0.1}, score=0.3, scale_1_5=2,
+                          evidence=window, windows=[window], monitor=monitor)
+
+
+def test_hover_shows_the_monitor_verdict_drivers_and_marks() -> None:
+    from faithlint.monitor.monitor import MonitorVerdict
+    from faithlint.server.hover import render
+
+    state = DocState(uri="file:///d.md", path=None, language_id="markdown")
+    plain = render(state, _hover_sentence())
+    assert "Monitor" not in plain and "P(entailment) 0.30" in plain and "facts.md" in plain
+
+    s = _hover_sentence()
+    start = s.text.index("$2 million")
+    verdict = MonitorVerdict(p=0.42, aggregator="lr", features={"numbers_absent": 1.0, "lm_gain": 0.25},
+                             drivers=[("numbers_absent", 1.0, -0.8), ("lm_gain", 0.25, 0.3)],
+                             marks=[[start, start + len("$2 million")]])
+    hover = render(state, _hover_sentence(verdict))
+    assert hover.startswith(plain + "\n")  # the existing content is kept, the monitor's section follows it
+    section = hover[len(plain):]
+    assert "Monitor (lr): P(faithful) 0.42" in section
+    assert "`numbers_absent` 1.00 \u2192 unsupported" in section and "`lm_gain` 0.25 \u2192 supported" in section
+    assert "Not raised by the context: \u201c$2 million\u201d" in section
+
+    # mlp: P is the MLP's, the drivers still the logistic regression's; no drivers or marks: just the line
+    bare = render(state, _hover_sentence(MonitorVerdict(p=0.9, aggregator="mlp", features={})))
+    assert bare == plain + "\n\nMonitor (mlp): P(faithful) 0.90"

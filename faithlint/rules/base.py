@@ -87,8 +87,18 @@ class Rule:
                        label=r.label, score=r.score, evidence=r.evidence, data=data)
 
     def sentence_finding(self, ctx: RuleContext, judged: Judged, message: str) -> list[Finding]:
-        """A finding on the whole unit, with what quick fixes need (its span and the evidence quote)."""
+        """A finding on the unit, with what quick fixes need (its span and the evidence quote).
+
+        With the monitor on, the range narrows to the words the context did not raise (its token
+        marks); ``data.sentence`` keeps the whole unit for fixes that replace or delete it.
+        """
         r = judged.result
+        marks = r.monitor.marks if r.monitor is not None else []
+        if marks:
+            spans = [judged.unit.to_source(a, b) for a, b in marks]
+            start, end = min(a for a, _ in spans), max(b for _, b in spans)
+            return [self.finding(ctx, judged, message, start, end, sentence=[r.start, r.end],
+                                 evidence_quote=judged.quote, marks=[list(s) for s in spans])]
         return [self.finding(ctx, judged, message, sentence=[r.start, r.end], evidence_quote=judged.quote)]
 
     def __repr__(self) -> str:

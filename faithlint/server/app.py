@@ -86,7 +86,9 @@ class Models:
 
     @staticmethod
     def key(config: Config) -> tuple[Any, ...]:
-        return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision)
+        monitor = (config.surrogate or "default", config.monitor_model) if config.monitor == "on" else None
+        return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
+                monitor)
 
     def linter_for(self, config: Config) -> Any:
         """The linter for ``config``'s models, loading them first if needed (worker thread only)."""
@@ -110,6 +112,8 @@ class Models:
         try:
             linter = self.factory(config) if self.factory else Linter(config)
             _ = linter.checker, linter.relevance, linter.splitter
+            if config.monitor == "on":  # the surrogate LM and the aggregator (a load error is reported like any)
+                linter.monitor.load()
             try:
                 if config.rule_enabled("FL400"):
                     _ = linter.values

@@ -1,4 +1,5 @@
-"""Hover on a checked sentence: verdict, probabilities, faithfulness score and its evidence windows."""
+"""Hover on a checked sentence: verdict, probabilities, faithfulness score, its evidence windows and,
+with the monitor on, the monitor's probability, the features that drove it and the words it marked."""
 
 from __future__ import annotations
 
@@ -34,6 +35,26 @@ def _snippet(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
 
 
+def _monitor_lines(s: SentenceResult) -> list[str]:
+    """The monitor's section (``s.monitor``: a ``MonitorVerdict``, read by attribute so the server imports
+    nothing of the monitor): its P(faithful), the features that drove it and the words it marked."""
+    m = s.monitor
+    head = f"Monitor ({m.aggregator}): P(faithful) {m.p:.2f}"
+    drivers = list(m.drivers or [])
+    if not drivers:
+        lines = ["", head]
+    else:  # drivers come from the logistic regression whichever aggregator gave P
+        lines = ["", head + " \u00b7 drivers" + ("" if m.aggregator == "lr" else " (logistic regression)") + ":"]
+        for name, value, push in drivers:
+            way = "supported" if push > 0 else "unsupported" if push < 0 else "neither"
+            lines.append(f"- `{name}` {value:.2f} \u2192 {way} ({push:+.2f})")
+    words = [" ".join(s.text[a:b].split()) for a, b in (m.marks or []) if 0 <= a < b <= len(s.text)]
+    words = [w for w in words if w]
+    if words:
+        lines += ["", "Not raised by the context: " + ", ".join(f"\u201c{_snippet(w, 60)}\u201d" for w in words)]
+    return lines
+
+
 def render(state: DocState, s: SentenceResult) -> str:
     """Markdown for one sentence's verdict (kept short: hovers are read while typing)."""
     p = s.probs
@@ -51,6 +72,8 @@ def render(state: DocState, s: SentenceResult) -> str:
             best = " (deciding)" if s.evidence is not None and (w.source, w.start) == (s.evidence.source,
                                                                                         s.evidence.start) else ""
             lines.append(f"- {_link(state, w)} weight {w.weight:.2f}{best}: \u201c{_snippet(w.text)}\u201d")
+    if s.monitor is not None:
+        lines += _monitor_lines(s)
     return "\n".join(lines)
 
 
