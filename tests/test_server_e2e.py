@@ -143,3 +143,35 @@ async def test_pull_session(tmp_path: Path) -> None:
             text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=report.result_id))
         assert again.kind == "unchanged"
         assert uri not in client.diagnostics
+
+
+async def test_monitor_session_narrows_diagnostics_and_hovers_the_drivers(tmp_path: Path) -> None:
+    """The real server with ``monitor: on``: the surrogate LM loads with the models, sentence diagnostics
+    narrow to the words the context did not raise (the whole sentence stays in ``data``), the hover shows
+    the monitor's probability and drivers, and an edit re-reads only the edited sentence."""
+    draft = copy_example(tmp_path)
+    async with session(tmp_path, command=REAL_SERVER, init=init(monitor="on"), caps=capabilities()) as client:
+        uri = open_doc(client, draft)
+        st = await wait_checked(client, uri, 1, LOAD_TIMEOUT, interval=0.1)
+        assert not st["modelErrors"], st["modelErrors"]
+        diags = await wait_for(lambda: client.diagnostics.get(uri), LOAD_TIMEOUT)
+        text = draft.read_text()
+        sentence_diags = [d for d in diags if d.code in ("FL100", "FL200")]
+        assert {d.code for d in sentence_diags} == {"FL100", "FL200"}  # the planted contradiction and café
+        for d in sentence_diags:
+            a, b = d.data["sentence"]
+            assert a <= d.data["start"] < d.data["end"] <= b and (d.data["start"], d.data["end"]) != (a, b)
+
+        lines = text.split("\n")
+        line = next(i for i, s in enumerate(lines) if s.startswith("The project cost"))
+        hover = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=5)))
+        assert hover is not None and "Monitor (lr): P(faithful)" in hover.contents.value
+
+        read = st["linters"][0]["monitor"]["sentencesRead"]
+        assert read >= len(sentence_diags)
+        a = text.index("rooftop café")
+        replace(client, uri, text, a, a + len("rooftop café"), "rooftop garden", 2)
+        st = await wait_checked(client, uri, 2, LOAD_TIMEOUT, interval=0.1)
+        assert st["linters"][0]["stats"]["last"]["scored"] <= 4
+        assert st["linters"][0]["monitor"]["sentencesRead"] == read + 1  # only the edited sentence

@@ -54,6 +54,7 @@ class Commands(Feature):
                           "pairsScored": st.pairs_scored, "pairCacheHits": st.pair_cache_hits,
                           "draftsChecked": st.drafts_checked, "last": dict(st.last)},
                 "caches": linter.cache_sizes(),
+                "monitor": _monitor_status(linter) if key[-1] is not None else None,
             })
         docs = {uri: {"version": st.checked_version, "complete": bool(st.outcome and not st.outcome.partial),
                       "pairing": st.outcome.pairing_how if st.outcome else None,
@@ -75,3 +76,11 @@ class Commands(Feature):
             "resultsDropped": ls.dropped_results,
             "debounceMs": ls.debounce_ms,
         }
+
+
+def _monitor_status(linter: Any) -> dict[str, Any]:
+    """What the monitor did: sentences the surrogate read (cache misses) and prefixes it had to read."""
+    monitor = linter.monitor
+    lm = monitor._lm
+    return {"sentencesRead": monitor.sentences_read, "prefixPasses": getattr(lm, "prefix_passes", 0),
+            "surrogate": getattr(lm, "name", None)}
