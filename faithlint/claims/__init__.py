@@ -1,0 +1,1 @@
+"""Claim-level checking: split a draft sentence into (subject, predicate, object) triplets and check each."""
