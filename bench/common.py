@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 
@@ -11,6 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT))
+
+from faithlint.train.splits import sample  # noqa: E402,F401  (the one deterministic sample; re-exported here)
 
 
 def data_dir(path: str | None) -> Path:
@@ -23,13 +24,6 @@ def data_dir(path: str | None) -> Path:
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
-
-
-def sample(rows: list[dict], limit: int | None, seed: int = 0) -> list[dict]:
-    if limit is None or len(rows) <= limit:
-        return rows
-    idx = sorted(random.Random(seed).sample(range(len(rows)), limit))
-    return [rows[i] for i in idx]
 
 
 def table(header: list[str], rows: list[list[object]]) -> str:

@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 from common import RESULTS, data_dir, read_jsonl, sample, save, table
 
+from faithlint.train.monitor import FAITHFUL, SKIP, TRAIN_FILES, calib_rows
+
 TASKS = {  # file -> task type
     "halueval_qa_dev": "qa", "lfqa_verification_dev": "qa",
     "frank_dev": "summary", "xsumfaith_dev": "summary", "summeval_dev": "summary",
@@ -42,10 +44,7 @@ TASKS = {  # file -> task type
     "begin_test_wow": "dialogue", "dialfact_small": "dialogue",
 }
 NEW = [f for f in TASKS if f.endswith("_dev")]
-CALIB = ["lfqa_verification_train", "frank_train", "xsumfaith_train", "summeval_train", "q2_train",
-         "faithdial_audit_train", "rotowire_accuracy_train", "halueval_qa_train"]
-FAITHFUL = {"supported", "accurate", "faithful", "consistent", "entailment", "Fully attributable", "SUPPORTS"}
-SKIP = {"generic", "uncooperative"}  # FaithDial: not claims about the knowledge; neither side
+CALIB = TRAIN_FILES  # the training-side real-output files, whose calibration rows choose operating points
 
 
 def task_of(name: str) -> str:
@@ -57,13 +56,13 @@ def rows_for(data: Path, name: str, split: str, limit: int, old_limit: int) -> l
     "unseen" half of an earlier file), without FaithDial's generic/uncooperative ones, sampled."""
     from faithlint.train.splits import context_bucket
 
-    rows = read_jsonl(data / "faithfulness" / f"{name}.jsonl")
     if split == "calib":
-        rows = [r for r in rows if context_bucket(r["context"], "calib")]
-    elif name not in NEW:
+        return calib_rows(data, name, limit)
+    rows = read_jsonl(data / "faithfulness" / f"{name}.jsonl")
+    if name not in NEW:
         rows = [r for r in rows if context_bucket(r["context"], "unseen")]
     rows = [r for r in rows if r["label"] not in SKIP]
-    return sample(rows, (limit if name in NEW or split == "calib" else old_limit) or None)
+    return sample(rows, (limit if name in NEW else old_limit) or None)
 
 
 def dump_rows(args) -> Path:

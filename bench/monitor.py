@@ -32,31 +32,15 @@ from common import RESULTS, read_jsonl, save, table
 from eval_dev import auroc, prf, task_of
 
 from faithlint.monitor.model import MonitorModel
-from faithlint.monitor.monitor import rescored
-from faithlint.rules.operating_point import OperatingPoint, sentence_code
-from faithlint.train.monitor import SIGNAL_FEATURES, row_probs, train
+from faithlint.rules.operating_point import OperatingPoint
+from faithlint.train.monitor import SIGNAL_FEATURES, flagged_ranges, row_probs, train
 
 DUMPS = RESULTS / "dumps"
 
 
-def ranges(row: dict, probs: list[float], point: OperatingPoint, narrow: bool, checker: bool) -> list[tuple[int, int]]:
-    """Error/warning ranges of one row: sentence findings (narrowed to marks for the monitor) and FL400 values."""
-    out = []
-    for s, p in zip(row["sentences"], probs):
-        con = s["p"][2] if checker else rescored(p, s["p"][2])["contradiction"]
-        if sentence_code(p, con, point) in ("FL100", "FL200"):
-            if narrow and s["marks"]:
-                out.append((s["start"] + min(a for a, _ in s["marks"]), s["start"] + max(b for _, b in s["marks"])))
-            else:
-                out.append((s["start"], s["end"]))
-        if s["fl400"] and (point.values >= 1.0 or p < point.values):
-            out.extend(tuple(r) for r in s["fl400"])
-    return out
-
-
 def metrics(rows: list[dict], probs: list[list[float]], point: OperatingPoint, narrow: bool, checker: bool) -> dict:
     y = [r["hallucinated"] for r in rows]
-    got = [ranges(r, p, point, narrow, checker) for r, p in zip(rows, probs)]
+    got = [flagged_ranges(r, p, point, narrow, checker) for r, p in zip(rows, probs)]
     p, rc, f = prf(y, [bool(g) for g in got])
     score = [1.0 - min(p, default=1.0) for p in probs]
     tp = fp = fn = 0

@@ -10,7 +10,6 @@ suppression comments.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from cachetools import LRUCache, cachedmethod
 from faithlint.aggregators import aggregator_for
 from faithlint.config import Config
 from faithlint.context_index import ContextIndex, doc_key
+from faithlint.digests import digest
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import LexicalRelevance, content_words
 from faithlint.rules.base import Judged, RuleContext
@@ -264,7 +264,7 @@ class Linter:
     def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities for each pair, and which pairs the model had to run (not cached)."""
         name = getattr(self.checker, "name", type(self.checker).__name__)
-        keys = [_digest(name, str(self.config.max_length), p, h) for p, h in pairs]
+        keys = [digest(name, str(self.config.max_length), p, h) for p, h in pairs]
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         todo = []
         with self._cache_lock:
@@ -319,10 +319,7 @@ class Linter:
 
         cfg = self.config
         monitor = self.monitor
-        verdicts = monitor.judge(results, context, query,
-                                 lambda r: len(self._mismatches(r.text, [w.text for w in r.windows]))
-                                 if r.windows else 0,
-                                 cfg.monitor_aggregator)
+        verdicts = monitor.judge(results, context, query, self.values_absent, cfg.monitor_aggregator)
         for r, v in zip(results, verdicts):
             p = v.p
             r.probs = rescored(p, r.probs["contradiction"])
@@ -351,16 +348,15 @@ class Linter:
     def _verbatim(self, sentence: str, context: Sequence[ContextDoc], keys: list[str]) -> Evidence | None:
         return verbatim_evidence(sentence, context)
 
-    @cachedmethod(attrgetter("_value_cache"), key=lambda self, sentence, evidence: _digest(sentence, *evidence),
+    def values_absent(self, result: SentenceResult) -> int:
+        """How many of the sentence's values its evidence lacks (what FL400 would mark; a monitor feature)."""
+        return len(self._mismatches(result.text, [w.text for w in result.windows])) if result.windows else 0
+
+    @cachedmethod(attrgetter("_value_cache"), key=lambda self, sentence, evidence: digest(sentence, *evidence),
                   lock=attrgetter("_cache_lock"))
     def _mismatches(self, sentence: str, evidence: list[str]) -> list[Any]:
         """FL400 values, cached: an edit elsewhere leaves this sentence and its evidence unchanged."""
         return self.values.mismatches(sentence, evidence)
-
-
-def _digest(*parts: str) -> bytes:
-    """A short cache key for long texts."""
-    return hashlib.sha1("\x00".join(parts).encode("utf-8")).digest()
 
 
 _CHECKERS: dict[tuple, Any] = {}

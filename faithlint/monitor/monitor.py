@@ -9,7 +9,6 @@ sentences it changed.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from faithlint.digests import digest
 from faithlint.monitor.featurize import Featurizer, context_text, evidence_text
 from faithlint.monitor.marks import unlifted_spans
 from faithlint.monitor.model import MonitorModel
@@ -49,10 +49,6 @@ def rescored(p: float, contradiction: float) -> dict[str, float]:
     """
     con = min(contradiction, 1.0 - p)
     return {"entailment": p, "neutral": max(0.0, 1.0 - p - con), "contradiction": con}
-
-
-def _digest(*parts: str) -> bytes:
-    return hashlib.sha1("\x00".join(parts).encode("utf-8")).digest()
 
 
 class Monitor:
@@ -89,8 +85,8 @@ class Monitor:
     def judge(self, results: Sequence[SentenceResult], context: Sequence[ContextDoc], query: str | None,
               values_absent: Callable[[SentenceResult], int], aggregator: str = "lr") -> list[MonitorVerdict]:
         model, lm = self.model, self.lm
-        ctx_key = _digest(context_text(context)).hex()
-        keys = [_digest(lm.name, str(self.max_context), r.text, evidence_text(r), ctx_key, query or "",
+        ctx_key = digest(context_text(context)).hex()
+        keys = [digest(lm.name, str(self.max_context), r.text, evidence_text(r), ctx_key, query or "",
                         repr(sorted(r.probs.items()))) for r in results]
         todo = [i for i, k in enumerate(keys) if k not in self._cache]
         if todo:

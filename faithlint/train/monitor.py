@@ -28,6 +28,7 @@ import numpy as np
 from faithlint.monitor.features import CHECKER_FEATURES, GROUNDING_FEATURES, LID_FEATURES, LM_FEATURES
 from faithlint.monitor.model import MonitorModel
 from faithlint.monitor.monitor import rescored
+from faithlint.rules.operating_point import OperatingPoint, sentence_code
 
 TRAIN_FILES = ["lfqa_verification_train", "frank_train", "xsumfaith_train", "summeval_train", "q2_train",
                "faithdial_audit_train", "rotowire_accuracy_train", "halueval_qa_train"]
@@ -61,8 +62,7 @@ def featurize_row(linter: Any, featurizer: Any, name: str, row: dict[str, Any]) 
 
     context = [ContextDoc(name, row["context"])]
     res = linter.check(row["text"], context, query=row.get("query"), markdown=False)
-    feats = featurizer(res.sentences, context, row.get("query"),
-                       lambda s: len(linter._mismatches(s.text, [w.text for w in s.windows])) if s.windows else 0)
+    feats = featurizer(res.sentences, context, row.get("query"), linter.values_absent)
     sents = []
     for s, f in zip(res.sentences, feats):
         fl400 = [[x.start, x.end] for x in res.findings if x.code == "FL400" and s.start <= x.start < s.end]
@@ -81,36 +81,49 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def sample(rows: list[dict], limit: int | None, seed: int = 0) -> list[dict]:
-    if not limit or len(rows) <= limit:
-        return rows
-    return [rows[i] for i in sorted(random.Random(seed).sample(range(len(rows)), limit))]
+def calib_rows(data: Path, name: str, limit: int | None) -> list[dict[str, Any]]:
+    """The calibration rows of one training-side file (FaithDial's generic/uncooperative left out), sampled."""
+    from faithlint.train.splits import context_bucket, sample
+
+    rows = read_jsonl(data / "faithfulness" / f"{name}.jsonl")
+    return sample([r for r in rows if context_bucket(r["context"], "calib") and r["label"] not in SKIP], limit or None)
+
+
+def featurize_rows(named_rows: Iterable[tuple[str, list[dict[str, Any]]]], out: Path, max_context: int = 384,
+                   surrogate: str | None = None, progress: Callable[[str], None] = print) -> dict[str, Any]:
+    """Append the dump line of every (file name, row) not yet in ``out`` (so an interrupted run resumes);
+    returns what was done (sentences, seconds, the surrogate's name)."""
+    from faithlint.checkers.surrogate import load_surrogate
+    from faithlint.config import Config
+    from faithlint.linter import Linter
+    from faithlint.monitor.featurize import Featurizer
+
+    linter = Linter(Config())
+    linter.load()
+    lm = load_surrogate(surrogate)
+    featurizer = Featurizer(lm, max_context)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = {(r["file"], r["id"]) for r in read_jsonl(out)} if out.exists() else set()
+    sentences, seconds = 0, 0.0
+    with out.open("a", encoding="utf-8") as f:
+        for name, rows in named_rows:
+            for r in rows:
+                if (name, r["id"]) in done:
+                    continue
+                t0 = time.time()
+                line = featurize_row(linter, featurizer, name, r)
+                f.write(json.dumps(line) + "\n")
+                f.flush()
+                sentences += len(line["sentences"])
+                seconds += time.time() - t0
+            progress(f"{name}: {len(rows)} rows; {sentences} sentences so far, {seconds:.0f} s")
+    return {"sentences": sentences, "seconds": seconds, "surrogate": lm.name}
 
 
 def featurize(data: Path, out: Path, files: Sequence[str] = TRAIN_FILES, limit: int = 60, max_context: int = 384,
               surrogate: str | None = None, progress: Callable[[str], None] = print) -> Path:
     """Dump monitor features of the calibration rows of ``files`` (``limit`` rows each) to ``out`` (resumes)."""
-    from faithlint.checkers.surrogate import load_surrogate
-    from faithlint.config import Config
-    from faithlint.linter import Linter
-    from faithlint.monitor.featurize import Featurizer
-    from faithlint.train.splits import context_bucket
-
-    linter = Linter(Config())
-    linter.load()
-    featurizer = Featurizer(load_surrogate(surrogate), max_context)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = {(r["file"], r["id"]) for r in read_jsonl(out)} if out.exists() else set()
-    with out.open("a", encoding="utf-8") as f:
-        for name in files:
-            path = data / "faithfulness" / f"{name}.jsonl"
-            rows = [r for r in read_jsonl(path) if context_bucket(r["context"], "calib") and r["label"] not in SKIP]
-            t0 = time.time()
-            for r in sample(rows, limit):
-                if (name, r["id"]) not in done:
-                    f.write(json.dumps(featurize_row(linter, featurizer, name, r)) + "\n")
-                    f.flush()
-            progress(f"{name}: {min(len(rows), limit)} rows ({time.time() - t0:.0f} s)")
+    featurize_rows(((name, calib_rows(data, name, limit)) for name in files), out, max_context, surrogate, progress)
     return out
 
 
@@ -131,18 +144,18 @@ def sentence_labels(row: dict[str, Any]) -> list[int | None]:
 
 
 def training_set(rows: Iterable[dict[str, Any]]
-                 ) -> tuple[list[dict], list[int], list[int], list[dict[int, np.ndarray]]]:
-    """(feature rows, labels, group = row index, hidden states) of the sentences with a known label."""
-    feats, ys, groups, hidden = [], [], [], []
+                 ) -> tuple[list[dict], list[int], list[tuple[int, int]], list[dict[int, np.ndarray]]]:
+    """(feature rows, labels, (row index, sentence index), hidden states) of the sentences with a known label."""
+    feats, ys, where, hidden = [], [], [], []
     for g, row in enumerate(rows):
-        for s, y in zip(row["sentences"], sentence_labels(row)):
+        for i, (s, y) in enumerate(zip(row["sentences"], sentence_labels(row))):
             if y is None:
                 continue
             feats.append(dict(s["f"]))
             ys.append(y)
-            groups.append(g)
+            where.append((g, i))
             hidden.append(unpack(s["hid"]))
-    return feats, ys, groups, hidden
+    return feats, ys, where, hidden
 
 
 # ---------------------------------------------------------------------------------------------- fit
@@ -210,21 +223,30 @@ def as_model(fitted: dict[str, Any], features: list[str], refs: dict[int, np.nda
 
 
 # ---------------------------------------------------------------------------------------------- operating point
+def flagged_ranges(row: dict, probs: list[float], point: OperatingPoint, narrow: bool = False,
+                   checker: bool = False) -> list[tuple[int, int]]:
+    """Error/warning ranges of one dumped output: FL100/FL200 sentences and FL400 values.
+
+    ``probs``: each sentence's score (the monitor's P(faithful), or with ``checker`` the checker's own
+    P(entailment), whose contradiction then stands as it is); ``narrow``: sentence findings cover their
+    token marks, as the linter reports them with the monitor on."""
+    out = []
+    for s, p in zip(row["sentences"], probs):
+        con = s["p"][2] if checker else rescored(p, s["p"][2])["contradiction"]
+        if sentence_code(p, con, point) in ("FL100", "FL200"):
+            if narrow and s["marks"]:
+                out.append((s["start"] + min(a for a, _ in s["marks"]), s["start"] + max(b for _, b in s["marks"])))
+            else:
+                out.append((s["start"], s["end"]))
+        if s["fl400"] and (point.values >= 1.0 or p < point.values):
+            out.extend(tuple(r) for r in s["fl400"])
+    return out
+
+
 def flagged(rows: list[dict], p_rows: list[list[float]], point: tuple[float, float, float]) -> list[bool]:
     """Whether each output gets an error/warning finding: FL100/FL200 on a sentence, or an FL400 value."""
-    from faithlint.rules.operating_point import OperatingPoint, sentence_code
-
     op = OperatingPoint(point[0], point[1], 0.0, point[2])
-    out = []
-    for row, ps in zip(rows, p_rows):
-        hit = False
-        for s, p in zip(row["sentences"], ps):
-            con = rescored(p, s["p"][2])["contradiction"]
-            if sentence_code(p, con, op) in ("FL100", "FL200") or (s["fl400"] and (op.values >= 1.0 or p < op.values)):
-                hit = True
-                break
-        out.append(hit)
-    return out
+    return [bool(flagged_ranges(row, ps, op)) for row, ps in zip(rows, p_rows)]
 
 
 def choose_point(rows: list[dict], p_rows: list[list[float]], min_precision: float = MIN_PRECISION,
@@ -285,7 +307,7 @@ def train(dumps: Sequence[Path], out: Path, features: Sequence[str] = ALL_FEATUR
           command: str = "", progress: Callable[[str], None] = print) -> MonitorModel:
     """Fit both aggregators on dumped rows, choose their operating points, write the model to ``out``."""
     rows = [r for d in dumps for r in read_jsonl(d) if r["sentences"]]
-    feats, ys, groups, hidden = training_set(rows)
+    feats, ys, where, hidden = training_set(rows)
     if len(set(ys)) < 2:
         raise ValueError("the training rows need both faithful and hallucinated sentences")
     refs, members = references(hidden, ys, seed=seed)
@@ -293,21 +315,15 @@ def train(dumps: Sequence[Path], out: Path, features: Sequence[str] = ALL_FEATUR
     feature_names = list(features)
     x = np.array([[f.get(n, 0.0) for n in feature_names] for f in feats])
     y = np.array(ys)
-    g = np.array(groups)
+    g = np.array([gi for gi, _ in where])
     progress(f"{len(y)} sentences ({int(y.sum())} hallucinated) from {len(rows)} outputs")
     oof = out_of_fold(x, y, g, seed=seed)
-    # sentence -> row mapping for the out-of-fold operating point: rows whose every sentence has a prediction
-    by_row: dict[int, dict[int, float]] = {}
-    k = 0
-    for gi, row in enumerate(rows):
-        for si, lab in enumerate(sentence_labels(row)):
-            if lab is not None:
-                by_row.setdefault(gi, {})[si] = k
-                k += 1
-    complete = [gi for gi, row in enumerate(rows) if len(by_row.get(gi, {})) == len(row["sentences"])]
+    # the out-of-fold operating point is chosen on the outputs whose every sentence has a prediction
+    index = {w: k for k, w in enumerate(where)}
+    complete = [gi for gi, row in enumerate(rows) if all((gi, si) in index for si in range(len(row["sentences"])))]
     thresholds, calibration = {}, {}
     for agg in ("lr", "mlp"):
-        p_rows = [[float(oof[agg][by_row[gi][si]]) for si in range(len(rows[gi]["sentences"]))] for gi in complete]
+        p_rows = [[float(oof[agg][index[(gi, si)]]) for si in range(len(rows[gi]["sentences"]))] for gi in complete]
         thresholds[agg], calibration[agg] = choose_point([rows[gi] for gi in complete], p_rows)
         how = "feasible" if calibration[agg]["feasible"] else f"no point reaches precision {MIN_PRECISION} everywhere"
         progress(f"{agg}: operating point {thresholds[agg]} ({how})")

@@ -9,6 +9,7 @@ training files are split the same way into training and calibration rows.
 from __future__ import annotations
 
 import hashlib
+import random
 
 
 def context_bucket(context: str, bucket: str) -> bool:
@@ -19,3 +20,11 @@ def context_bucket(context: str, bucket: str) -> bool:
     if bucket in ("train", "calib"):
         return (h % 10 < 3) == (bucket == "calib")
     raise ValueError(f"unknown bucket {bucket!r}")
+
+
+def sample(rows: list, limit: int | None, seed: int = 0) -> list:
+    """A deterministic sample of ``limit`` rows in their original order (all of them when ``limit`` is None or
+    covers them): the benchmarks and ``faithlint train-monitor`` read the same rows."""
+    if limit is None or len(rows) <= limit:
+        return rows
+    return [rows[i] for i in sorted(random.Random(seed).sample(range(len(rows)), limit))]
