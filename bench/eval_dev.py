@@ -72,7 +72,7 @@ def dump_rows(args) -> Path:
     from faithlint.types import ContextDoc
 
     data = data_dir(args.data)
-    cfg = Config(model=args.model, evidence=args.evidence)
+    cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit)
     linter = Linter(cfg)
     t0 = time.time()
     linter.load()
@@ -93,6 +93,9 @@ def dump_rows(args) -> Path:
                     sents.append({"start": s.start, "end": s.end, "p": [round(s.probs[k], 5) for k in
                                                                         ("entailment", "neutral", "contradiction")],
                                   "fl400": fl400})
+                    if s.claims is not None:  # unit = "both": the sentence's own verdict and each claim's
+                        sents[-1]["claims"] = [{"start": c.start, "end": c.end, "p": [round(c.probs[k], 5) for k in
+                                                ("entailment", "neutral", "contradiction")]} for c in s.claims]
                 out.write(json.dumps({"file": name, "id": r["id"], "task": task_of(name),
                                       "hallucinated": r["label"] not in FAITHFUL, "len": len(r["text"]),
                                       "spans": [[s["start"], s["end"]] for s in r["spans"]] if "spans" in r else None,
@@ -102,32 +105,73 @@ def dump_rows(args) -> Path:
             print(f"{name}: {len(rows)} rows", flush=True)
     meta = {"name": args.name, "split": args.split, "limit_per_file": args.limit, "old_limit": args.old_limit,
             "model": args.model or "bundled",
-            "evidence": args.evidence, "sentences": n_sent, "sentences_per_s": n_sent / max(elapsed, 1e-9),
+            "evidence": args.evidence, "unit": args.unit, "sentences": n_sent,
+            "sentences_per_s": n_sent / max(elapsed, 1e-9),
             "model_load_s": load_s}
     path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2))
     return path
 
 
-def flagged_ranges(row: dict, point, fl400: bool = True) -> list[tuple[int, int]]:
-    """Character ranges of error/warning findings of one dumped row at an operating point."""
-    from faithlint.rules.operating_point import sentence_code
+def claims_verdict(s: dict, mode: str) -> list[float] | None:
+    """The aggregate of a dumped sentence's claims (None: no claims were extracted)."""
+    from faithlint.claims.aggregate import aggregate
 
+    return list(aggregate([c["p"] for c in s["claims"]], mode)[0]) if s.get("claims") else None
+
+
+def unit_codes(s: dict, point, unit: str = "sentence", mode: str = "strict", claim_point=None
+               ) -> tuple[list[float], list[tuple[str, int, int]]]:
+    """(the probabilities deciding the sentence, the error/warning findings (code, start, end)) of one dumped
+    sentence as the linter reports them with ``unit`` (see Linter._findings: the same gate and de-duplication)."""
+    from faithlint.rules.operating_point import claim_code, sentence_code
+
+    agg = claims_verdict(s, mode) if unit != "sentence" else None
+    p = agg if unit == "claim" and agg is not None else s["p"]
+    out = []
+    if point is None:  # v0.1: the argmax label decides
+        code = (None, "FL200", "FL100")[int(np.argmax(p))]
+    else:
+        code = sentence_code(p[0], p[2], point)
+    if code in ("FL100", "FL200"):
+        out.append((code, s["start"], s["end"]))
+    if agg is not None and point is not None:
+        cp = claim_point or point
+        gate = mode == "strict" or claim_code(agg[0], agg[2], cp) is not None
+        found = [(c2, c["start"], c["end"]) for c in s["claims"]
+                 if gate and (c2 := claim_code(c["p"][0], c["p"][2], cp))]
+        codes = {c for c, _, _ in found}
+        if found:
+            drop = {"FL200"} | ({"FL100"} if "FL110" in codes else set())
+            out = [f for f in out if f[0] not in drop] + found
+    return p, out
+
+
+def flagged_ranges(row: dict, point, fl400: bool = True, unit: str = "sentence", mode: str = "strict",
+                   claim_point=None) -> list[tuple[int, int]]:
+    """Character ranges of error/warning findings of one dumped row at an operating point.
+
+    ``unit`` other than "sentence" needs a dump of a ``--unit both`` run. FL400 ranges are those found with the
+    sentence's own evidence (with ``unit = "claim"`` the linter looks in its claims' evidence: a close
+    approximation), reported where the deciding probabilities doubt the sentence.
+    """
     out = []
     for s in row["sentences"]:
-        if point is None:  # v0.1: the argmax label decides
-            code = (None, "FL200", "FL100")[int(np.argmax(s["p"]))]
-        else:
-            code = sentence_code(s["p"][0], s["p"][2], point)
-        if code in ("FL100", "FL200"):
-            out.append((s["start"], s["end"]))
-        if fl400 and (point is None or point.values >= 1.0 or s["p"][0] < point.values):
+        p, found = unit_codes(s, point, unit, mode, claim_point)
+        out.extend((a, b) for _, a, b in found)
+        if fl400 and (point is None or point.values >= 1.0 or p[0] < point.values):
             out.extend(tuple(r) for r in s["fl400"])
     return out
 
 
-def row_score(row: dict) -> float:
-    """Hallucination score of a row: 1 - the least entailed sentence (0 for a row with nothing checked)."""
-    return 1.0 - min((s["p"][0] for s in row["sentences"]), default=1.0)
+def row_score(row: dict, unit: str = "sentence", mode: str = "strict") -> float:
+    """Hallucination score of a row: 1 - the least entailed sentence (0 for a row with nothing checked); with
+    claims, a sentence's P(entailment) is its claims' aggregate (``both``: the lower of the two)."""
+    def entailed(s: dict) -> float:
+        agg = claims_verdict(s, mode) if unit != "sentence" else None
+        if agg is None:
+            return s["p"][0]
+        return agg[0] if unit == "claim" else min(agg[0], s["p"][0])
+    return 1.0 - min((entailed(s) for s in row["sentences"]), default=1.0)
 
 
 def prf(y: list[bool], pred: list[bool]) -> tuple[float, float, float]:
@@ -143,11 +187,11 @@ def auroc(y: list[bool], s: list[float]) -> float:
     return float(roc_auc_score(y, s)) if len(set(y)) == 2 else float("nan")
 
 
-def span_f1(rows: list[dict], point) -> float:
+def span_f1(rows: list[dict], point, **unit) -> float:
     tp = fp = fn = 0
     for r in rows:
         gold = {c for a, b in r["spans"] for c in range(a, b)}
-        got = {c for a, b in flagged_ranges(r, point) for c in range(a, b)}
+        got = {c for a, b in flagged_ranges(r, point, **unit) for c in range(a, b)}
         tp += len(gold & got)
         fp += len(got - gold)
         fn += len(gold - got)
@@ -155,29 +199,31 @@ def span_f1(rows: list[dict], point) -> float:
     return 2 * p * rc / (p + rc) if p + rc else 0.0
 
 
-def metrics(rows: list[dict], point) -> dict:
+def metrics(rows: list[dict], point, **unit) -> dict:
+    """``unit``: keyword arguments of :func:`flagged_ranges` (unit, mode, claim_point)."""
     y = [r["hallucinated"] for r in rows]
-    pred = [bool(flagged_ranges(r, point)) for r in rows]
+    pred = [bool(flagged_ranges(r, point, **unit)) for r in rows]
     p, rc, f = prf(y, pred)
+    scored = {k: v for k, v in unit.items() if k in ("unit", "mode")}
     out = {"rows": len(rows), "hallucinated": int(sum(y)), "precision": p, "recall": rc, "f1": f,
-           "flag_all_f1": prf(y, [True] * len(y))[2], "auroc": auroc(y, [row_score(r) for r in rows])}
+           "flag_all_f1": prf(y, [True] * len(y))[2], "auroc": auroc(y, [row_score(r, **scored) for r in rows])}
     spanned = [r for r in rows if r["spans"] is not None]
-    out["span_f1"] = span_f1(spanned, point) if spanned else None
+    out["span_f1"] = span_f1(spanned, point, **unit) if spanned else None
     return out
 
 
-def summarise(rows: list[dict], point) -> dict:
+def summarise(rows: list[dict], point, **unit) -> dict:
     files: dict[str, list[dict]] = {}
     for r in rows:
         files.setdefault(r["file"], []).append(r)
-    per_file = {name: metrics(rs, point) for name, rs in files.items()}
+    per_file = {name: metrics(rs, point, **unit) for name, rs in files.items()}
     tasks: dict[str, dict] = {}
     for task in sorted({r["task"] for r in rows}):
         names = [n for n in files if task_of(n) == task]
-        pooled = metrics([r for n in names for r in files[n]], point)
+        pooled = metrics([r for n in names for r in files[n]], point, **unit)
         pooled["auroc_mean"] = float(np.nanmean([per_file[n]["auroc"] for n in names]))
         new = [n for n in names if n in NEW or n.endswith("_train")]
-        pooled["new_files"] = metrics([r for n in new for r in files[n]], point) if new else None
+        pooled["new_files"] = metrics([r for n in new for r in files[n]], point, **unit) if new else None
         tasks[task] = pooled
     return {"files": per_file, "tasks": tasks,
             "auroc_mean_all": float(np.nanmean([m["auroc"] for m in per_file.values()])),
@@ -194,6 +240,8 @@ def main() -> None:
     ap.add_argument("--files", nargs="*", help="only these files")
     ap.add_argument("--model", help="checker model (default: bundled)")
     ap.add_argument("--evidence", choices=["assembled", "windows"], default="assembled")
+    ap.add_argument("--unit", choices=["sentence", "both"], default="sentence",
+                    help="both: dump each sentence's claims too (bench/claims_check.py compares the units)")
     ap.add_argument("--reuse", action="store_true", help="recompute metrics from an existing dump")
     ap.add_argument("--argmax", action="store_true", help="v0.1's operating point: the argmax label decides")
     args = ap.parse_args()

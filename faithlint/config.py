@@ -138,6 +138,13 @@ class Config(BaseModel):
     surrogate: str | None = None
     monitor_max_context: int = Field(default=384, ge=128, le=32768)
     monitor_model: str | None = None
+    unit: Literal["sentence", "claim", "both"] = "sentence"
+    claim_aggregation: Literal["strict", "soft", "major"] = "strict"
+    claim_extractor: Literal["spacy", "llm"] = "spacy"
+    llm_model: str | None = None
+    llm_endpoint: str | None = None
+    llm_endpoint_model: str | None = None
+    llm_api_key_env: str = "OPENAI_API_KEY"
 
     @field_validator("monitor", mode="before")
     @classmethod
@@ -197,6 +204,14 @@ class Config(BaseModel):
             fallback = defaults.get(code, (RULES[code].threshold or 0.0) if code in RULES else 0.0)
             return self.threshold_for(code, fallback)
         return OperatingPoint(threshold("FL100"), threshold("FL200"), threshold("FL300"), threshold("FL400"))
+
+    def claim_point(self, defaults: dict[str, float] | None = None) -> OperatingPoint:
+        """Thresholds of the claim rules (FL110 contradiction, FL210 unsupported); ``low`` is unused."""
+        defaults = defaults or {}
+
+        def threshold(code: str) -> float:
+            return self.threshold_for(code, defaults.get(code, RULES[code].threshold or 0.0))
+        return OperatingPoint(threshold("FL110"), threshold("FL210"), 0.0)
 
 
 def _longest_prefix(code: str, prefixes: list[str]) -> int:

@@ -141,13 +141,17 @@ class CorrectorRegistry:
 
 
 def finding_data(f: Finding, text: str) -> dict[str, Any]:
-    """What correctors (and hovers) need from a finding, JSON-ready (offsets are code points into ``text``)."""
+    """What correctors (and hovers) need from a finding, JSON-ready (offsets are code points into ``text``).
+
+    A claim finding (FL110/FL210) also carries its triplet (``claim``) and the ranges of its subject, predicate
+    and object (``marks``), so a client can show which fact of the sentence is wrong.
+    """
     from faithlint.linter import evidence_quote
 
     sentence = f.data.get("sentence") or [f.start, f.end]
     data: dict[str, Any] = {"code": f.code, "start": f.start, "end": f.end, "sentence": list(sentence),
                             "label": f.label, "score": f.score}
-    for key in ("value", "kind", "context_value"):
+    for key in ("value", "kind", "context_value", "claim", "marks"):
         if key in f.data:
             data[key] = f.data[key]
     if f.evidence is not None:

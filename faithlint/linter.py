@@ -10,6 +10,7 @@ suppression comments.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -22,6 +23,9 @@ import numpy as np
 from cachetools import LRUCache, cachedmethod
 
 from faithlint.aggregators import aggregator_for
+from faithlint.claims.aggregate import supported_share
+from faithlint.claims.units import ClaimUnit, ClaimUnits
+from faithlint.claims.verdicts import claim_result, claims_flag, deduplicated, take_claims_verdict
 from faithlint.config import Config
 from faithlint.context_index import ContextIndex, doc_key
 from faithlint.digests import digest
@@ -33,7 +37,7 @@ from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
 from faithlint.sentences import SentenceSplitter
 from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, RuleLike, Selection, Unit, UnitExtractor
-from faithlint.types import LABELS, ContextDoc, DraftResult, Evidence, Finding, SentenceResult
+from faithlint.types import LABELS, ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, scale_1_5
 from faithlint.units import SentenceExtractor
 from faithlint.windows import token_budget
 
@@ -46,17 +50,13 @@ _ENTAILED = np.array([1.0, 0.0, 0.0])
 class Stats:
     """Counters the server's status command and the benchmarks read."""
 
-    sentences_checked: int = 0
+    sentences_checked: int = 0  # units the checker judged: sentences and claims
+    claims_checked: int = 0
     sentences_rescored: int = 0  # sentences with at least one pair the cache did not have
     pairs_scored: int = 0
     pair_cache_hits: int = 0
     drafts_checked: int = 0
     last: dict[str, int] = field(default_factory=dict)
-
-
-def scale_1_5(score: float) -> int:
-    """Map a faithfulness probability onto the 1-5 scale (5 = fully supported)."""
-    return int(1 + round(4 * min(max(score, 0.0), 1.0)))
 
 
 class Linter:
@@ -70,7 +70,7 @@ class Linter:
                  splitter: SentenceSplitter | None = None, values: Any = None, *,
                  extractor: UnitExtractor | None = None, selector: EvidenceSelector | None = None,
                  aggregator: Aggregator | None = None, rules: Sequence[RuleLike] | None = None,
-                 monitor: Any = None) -> None:
+                 monitor: Any = None, claims: ClaimUnits | None = None) -> None:
         self.config = config or Config()
         self._checker = checker
         self._relevance = relevance
@@ -81,6 +81,7 @@ class Linter:
         self._aggregator = aggregator
         self._rules = list(rules) if rules is not None else None
         self._monitor = monitor
+        self._claims = claims
         self.index = ContextIndex(lambda: self.splitter, lambda: self.checker)
         self._load_lock = threading.Lock()
         self._cache_lock = threading.Lock()
@@ -138,6 +139,20 @@ class Linter:
         return load_monitor(c.surrogate, c.device, c.monitor_max_context, c.monitor_model)
 
     @property
+    def claims(self) -> ClaimUnits:
+        """The claim extractor ``config.claim_extractor`` names, with its per-sentence cache."""
+        with self._load_lock:
+            c = self.config
+            name = (c.claim_extractor, c.llm_model, c.llm_endpoint, c.llm_endpoint_model)
+            if self._claims is None or getattr(self, "_claims_name", name) != name:
+                from faithlint.claims.extractors import extractor_for
+
+                nlp = self._splitter.nlp if self._splitter is not None else None
+                self._claims = ClaimUnits(extractor_for(c, nlp))
+                self._claims_name = name
+            return self._claims
+
+    @property
     def selector(self) -> EvidenceSelector:
         """The selector given, else the one ``config.evidence`` names (the server swaps configs per check)."""
         return self._selector or selector_for(self.config.evidence)
@@ -163,6 +178,8 @@ class Linter:
             _ = self.values
         if self.config.monitor == "on":
             self.monitor.load()
+        if self.config.unit != "sentence":
+            self.claims.extractor.extract_sentences(["faithlint loads its claim extractor."])
 
     # ------------------------------------------------------------------ public API
     def sentences(self, text: str, markdown: bool = True, extracted: Extracted | None = None
@@ -195,28 +212,35 @@ class Linter:
             result.score = {"mean": float("nan"), "min": float("nan"), "unsupported_share": float("nan")}
             return result
         self.stats.last = {"pairs": 0, "scored": 0, "sentences_rescored": 0}
-        texts = [u.text for u in units]
+        claims: list[list[ClaimUnit]] = [[] for _ in units]
+        if self.config.unit != "sentence":
+            claims, notes = self.claims.claims(units)
+            result.notes.extend(notes)
         # short drafts are quick as a whole; splitting them would only make their diagnostics flicker
         progressive = partial is not None and 0 < first and len(units) > 3 * first
         bounds = [0, first, len(units)] if progressive else [0, len(units)]
-        verdicts: list[Verdict] = []
+        verdicts: list[Verdict | None] = []
+        claim_verdicts: list[list[Verdict]] = []
         for a, b in zip(bounds, bounds[1:]):
-            verdicts.extend(self._judge(texts[a:b], context, query, cancelled))
+            got, got_claims = self._judge_units(units[a:b], claims[a:b], context, query, cancelled)
+            verdicts.extend(got)
+            claim_verdicts.extend(got_claims)
             if cancelled and cancelled():
                 break
             if partial is not None and b < len(units):
                 partial(self._result(DraftResult(text=text, path=path, id=id, notes=list(result.notes)),
-                                     ex, units[:b], verdicts, None, context, query))
+                                     ex, units[:b], verdicts, None, context, query, claims[:b], claim_verdicts))
         self.stats.drafts_checked += 1
-        return self._result(result, ex, units, verdicts, cancelled, context, query)
+        return self._result(result, ex, units, verdicts, cancelled, context, query, claims, claim_verdicts)
 
-    def evidence(self, texts: Sequence[str], context: Sequence[ContextDoc], query: str | None = None
-                 ) -> tuple[list[Evidence | None], list[Selection], list[str]]:
+    def evidence(self, texts: Sequence[str], context: Sequence[ContextDoc], query: str | None = None,
+                 standalone: Sequence[bool] = ()) -> tuple[list[Evidence | None], list[Selection], list[str]]:
         """The evidence each unit will be judged against: (verbatim evidence or None, selection, hypothesis).
 
         A unit copied word for word from the context needs no checker (its selection is empty).
         Training data is built with this too (training/build_real.py), so the checker learns on the
-        premises it judges: pair each of ``selection.premises`` with the hypothesis.
+        premises it judges: pair each of ``selection.premises`` with the hypothesis. ``standalone[i]``: text
+        ``i`` is a claim, a whole proposition that never takes the query as its hypothesis's frame.
         """
         cfg = self.config
         checker = self.checker
@@ -224,7 +248,8 @@ class Linter:
         model_max = getattr(checker, "model_max", 512)
         budgets = [token_budget(cfg.max_length, n, model_max=model_max) for n in counts]
         keys = [doc_key(doc) for doc in context]
-        hypotheses = [claim(s, query, cfg.query_claim) for s in texts]
+        alone = list(standalone) + [False] * (len(texts) - len(standalone))
+        hypotheses = [s if a else claim(s, query, cfg.query_claim) for s, a in zip(texts, alone)]
         copied = [self._verbatim(s, context, keys) if cfg.verbatim and h == s else None
                   for s, h in zip(texts, hypotheses)]
         request = EvidenceRequest(texts, hypotheses, context, keys, budgets, [c is not None for c in copied], query,
@@ -232,9 +257,25 @@ class Linter:
         return copied, self.selector.select(request), hypotheses
 
     # ------------------------------------------------------------------ stages
+    def _judge_units(self, units: Sequence[Unit], claims: Sequence[list[ClaimUnit]], context: Sequence[ContextDoc],
+                     query: str | None, cancelled: Callable[[], bool] | None
+                     ) -> tuple[list[Verdict | None], list[list[Verdict]]]:
+        """Verdicts of the sentences that need their own (None where claims decide) and of every claim, in one
+        checker pass: with ``unit = "claim"`` a sentence with claims is judged through them only."""
+        own = [self.config.unit != "claim" or not c for c in claims]
+        texts = [u.text for u, o in zip(units, own) if o]
+        standalone = [False] * len(texts)
+        texts += [c.text for cs in claims for c in cs]
+        standalone += [True] * (len(texts) - len(standalone))
+        got = iter(self._judge(texts, context, query, cancelled, standalone) if texts else [])
+        verdicts = [next(got) if o else None for o in own]
+        claim_verdicts = [[next(got) for _ in cs] for cs in claims]
+        self.stats.claims_checked += sum(len(cs) for cs in claims)
+        return verdicts, claim_verdicts
+
     def _judge(self, texts: Sequence[str], context: Sequence[ContextDoc], query: str | None,
-               cancelled: Callable[[], bool] | None) -> list[Verdict]:
-        copied, selections, hypotheses = self.evidence(texts, context, query)
+               cancelled: Callable[[], bool] | None, standalone: Sequence[bool] = ()) -> list[Verdict]:
+        copied, selections, hypotheses = self.evidence(texts, context, query, standalone)
         if cancelled and cancelled():
             return [(_NEUTRAL.copy(), None, []) for _ in texts]
         pairs = [(p, h) for sel, h in zip(selections, hypotheses) for p in sel.premises]
@@ -288,57 +329,81 @@ class Linter:
         fresh[todo] = True
         return out, fresh
 
-    def _result(self, result: DraftResult, ex: Extracted, units: list[Unit], verdicts: list[Verdict],
+    def _result(self, result: DraftResult, ex: Extracted, units: list[Unit], verdicts: Sequence[Verdict | None],
                 cancelled: Callable[[], bool] | None = None, context: Sequence[ContextDoc] = (),
-                query: str | None = None) -> DraftResult:
-        for u, (probs, evidence, windows) in zip(units, verdicts):
-            score = float(probs[0])
-            result.sentences.append(SentenceResult(
-                start=u.start, end=u.end, text=u.text, label=LABELS[int(np.argmax(probs))],
-                probs={k: float(v) for k, v in zip(LABELS, probs)}, score=score, scale_1_5=scale_1_5(score),
-                evidence=evidence, windows=windows))
+                query: str | None = None, claims: Sequence[list[ClaimUnit]] = (),
+                claim_verdicts: Sequence[list[Verdict]] = ()) -> DraftResult:
+        use_claims = self.config.unit != "sentence"
+        for i, (u, verdict) in enumerate(zip(units, verdicts)):
+            cs = [claim_result(c, v) for c, v in zip(claims[i], claim_verdicts[i])] if use_claims else None
+            if verdict is None:  # judged through its claims only (their aggregate is taken below)
+                result.sentences.append(_sentence_result(u, (_NEUTRAL.copy(), None, []), cs, "claims"))
+            else:
+                result.sentences.append(_sentence_result(u, verdict, cs))
         if cancelled and cancelled():
             return result
         point = None
         if self.config.monitor == "on" and context and result.sentences:
             point = self._monitor_verdicts(result.sentences, context, query)
-        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point)
+        for s in result.sentences:
+            if s.verdict_from == "claims" and s.claims:
+                take_claims_verdict(s, self.config.claim_aggregation)
+        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point, claims)
         scores = [s.score for s in result.sentences]
         result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
                         "unsupported_share": float(np.mean([s.label != "entailment" for s in result.sentences]))}
+        if use_claims:
+            labels = [c.label for s in result.sentences for c in s.claims or ()]
+            result.score["claims"] = float(len(labels))
+            result.score["claims_supported_share"] = supported_share(labels)
         return result
 
     def _monitor_verdicts(self, results: list[SentenceResult], context: Sequence[ContextDoc],
                           query: str | None) -> OperatingPoint:
-        """Replace each sentence's score by the monitor's P(faithful); returns the monitor's operating point.
+        """Replace each unit's score by the monitor's P(faithful); returns the monitor's operating point.
 
         The checker's own probabilities stay in the verdict's features; P(contradiction) stays the
         checker's (:func:`~faithlint.monitor.monitor.rescored`), so FL100 still means "contradicted".
+        Claims are read like sentences (their verbalised text); their token marks are dropped, since
+        they index the verbalisation, not the draft.
         """
         from faithlint.monitor.monitor import rescored
 
         cfg = self.config
         monitor = self.monitor
-        verdicts = monitor.judge(results, context, query, self.values_absent, cfg.monitor_aggregator)
-        for r, v in zip(results, verdicts):
+        units: list[SentenceResult] = [r for r in results if r.verdict_from == "sentence"]
+        units += [c for r in results for c in r.claims or ()]
+        verdicts = monitor.judge(units, context, query, self.values_absent, cfg.monitor_aggregator)
+        for r, v in zip(units, verdicts):
             p = v.p
             r.probs = rescored(p, r.probs["contradiction"])
             r.label = max(r.probs, key=r.probs.__getitem__)
             r.score = p
             r.scale_1_5 = scale_1_5(p)
-            r.monitor = v
+            r.monitor = dataclasses.replace(v, marks=[]) if isinstance(r, ClaimResult) else v
         return cfg.operating_point(monitor.model.thresholds.get(cfg.monitor_aggregator))
 
     def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult],
-                  point: OperatingPoint | None = None) -> list[Finding]:
+                  point: OperatingPoint | None = None, claims: Sequence[list[ClaimUnit]] = ()) -> list[Finding]:
         cfg = self.config
-        ctx = RuleContext(cfg, point or cfg.operating_point(), self._mismatches)
+        # with the monitor on, claims are scored by it too and take its calibrated point
+        claim_point = cfg.claim_point({"FL110": point.contradiction, "FL210": point.unsupported} if point else None)
+        point = point or cfg.operating_point()
+        ctx = RuleContext(cfg, point, self._mismatches, claim_point)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
+        sentence_rules = [r for r in rules if "sentence" in getattr(r, "units", ("sentence",))]
+        claim_rules = [r for r in rules if "claim" in getattr(r, "units", ("sentence",))]
         findings: list[Finding] = []
-        for u, r in zip(units, results):
+        for i, (u, r) in enumerate(zip(units, results)):
             judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text))
-            for rule in rules:
-                findings.extend(rule.check(judged, ctx))
+            own = [f for rule in sentence_rules for f in rule.check(judged, ctx)]
+            found: list[Finding] = []
+            if r.claims and claim_rules and claims_flag(r, cfg.claim_aggregation, claim_point):
+                for cu, cr in zip(claims[i], r.claims):
+                    judged_claim = Judged(cu, cr, lambda cr=cr: evidence_quote(cr.evidence, cr.text))
+                    found.extend(f for rule in claim_rules for f in rule.check(judged_claim, ctx))
+            findings.extend(deduplicated(own, found))
+            findings.extend(found)
         kept = [f for f in findings if not ex.suppressions.is_suppressed(f.code, line_of(ex.source, f.start))]
         kept.sort(key=lambda f: (f.start, f.code))
         return kept
@@ -357,6 +422,16 @@ class Linter:
     def _mismatches(self, sentence: str, evidence: list[str]) -> list[Any]:
         """FL400 values, cached: an edit elsewhere leaves this sentence and its evidence unchanged."""
         return self.values.mismatches(sentence, evidence)
+
+
+def _sentence_result(u: Unit, verdict: Verdict, claims: list[ClaimResult] | None,
+                     verdict_from: str = "sentence") -> SentenceResult:
+    probs, evidence, windows = verdict
+    score = float(probs[0])
+    return SentenceResult(start=u.start, end=u.end, text=u.text, label=LABELS[int(np.argmax(probs))],
+                          probs={k: float(v) for k, v in zip(LABELS, probs)}, score=score,
+                          scale_1_5=scale_1_5(score), evidence=evidence, windows=windows, claims=claims,
+                          verdict_from=verdict_from)
 
 
 _CHECKERS: dict[tuple, Any] = {}
@@ -387,7 +462,8 @@ def _quote(evidence: str, sentence: str, limit: int) -> str:  # every check quot
     if not pieces:
         return ""
     words = content_words(sentence)
-    best = max(pieces, key=lambda p: len(words & content_words(p)))
+    # on a tie (often: nothing shared) a sentence of the context says more than a title or a label
+    best = max(pieces, key=lambda p: (len(words & content_words(p)), p[-1] in ".!?"))
     best = " ".join(best.split())
     return best if len(best) <= limit else best[:limit - 1].rstrip() + "\u2026"
 

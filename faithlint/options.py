@@ -34,6 +34,12 @@ def shared_options(*, context_help: str, fail_on_help: str) -> argparse.Argument
                    help="the monitor's aggregator (default: config, else lr)")
     p.add_argument("--surrogate", metavar="PATH_OR_ID",
                    help="the monitor's causal LM: folder, .gguf file or Hugging Face id (default: SmolLM2-135M)")
+    p.add_argument("--unit", choices=["sentence", "claim", "both"], default=None,
+                   help="what findings mark: sentences, claim triplets, or both (default: config, else sentence)")
+    p.add_argument("--claim-aggregation", choices=["strict", "soft", "major"], default=None,
+                   help="claims -> sentence verdict (default: config, else strict)")
+    p.add_argument("--claim-extractor", choices=["spacy", "llm"], default=None,
+                   help="how claims are extracted: spaCy rules or an LLM (default: config, else spacy)")
     return p
 
 
@@ -48,7 +54,7 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
     if args.fail_on:
         overrides["fail_on"] = args.fail_on
-    for flag in ("monitor", "monitor_aggregator", "surrogate"):
+    for flag in ("monitor", "monitor_aggregator", "surrogate", "unit", "claim_aggregation", "claim_extractor"):
         if getattr(args, flag, None):
             overrides[flag] = getattr(args, flag)
     return overrides

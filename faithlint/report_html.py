@@ -4,7 +4,15 @@ Layout: a summary at the top (drafts, mean/min score, unsupported share, counts 
 an inline-SVG histogram of sentence scores), then one section per draft: the draft text as written with
 every sentence coloured by its faithfulness (1-5 scale), rule codes and the score in a tooltip, and beside
 it the findings with their evidence plus a detail panel that shows any clicked sentence's verdict,
-probabilities and supporting or contradicting evidence.
+probabilities and supporting or contradicting evidence. With claims (``unit = "claim"``/``"both"``) each
+claim's words are underlined by its finding (FL110 wavy red, FL210 orange, unflagged a faint dotted line),
+with the claim, its verdict and score in a tooltip.
+
+Claims of one sentence overlap and nest ("A café run by a bakery" inside "A café run by a bakery opened on
+the top floor"), so they cannot each be one element: the sentence is cut at every claim boundary and each
+piece is a ``span.cl`` carrying the classes of every claim covering it (the worst one's underline wins in
+the CSS). FL400's value marks never overlap each other; claim pieces nest inside them, so the markup is
+always well formed.
 
 Safety: every piece of draft or context text goes through :func:`html.escape` (or ``textContent`` in the
 small inline script); the per-sentence data is embedded as ``application/json`` with ``<``, ``>`` and
@@ -21,11 +29,11 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from faithlint.positions import LineIndex
 from faithlint.rules.registry import RULES
-from faithlint.types import SEVERITIES, SEVERITY_RANK, DraftResult, Finding, SentenceResult
+from faithlint.types import SEVERITIES, SEVERITY_RANK, ClaimResult, DraftResult, Finding, SentenceResult
 
 __all__ = ["render_html"]
 
@@ -67,6 +75,12 @@ font-size:15px;line-height:1.75}
 .s.l-contradiction{text-decoration:underline wavy var(--err);text-decoration-thickness:1.5px;text-underline-offset:3px}
 .s.l-neutral{text-decoration:underline dotted var(--warn);text-decoration-thickness:2px;text-underline-offset:3px}
 .s.sel{outline:2px solid var(--fg);outline-offset:1px}
+.s.has-claims{text-decoration:none}
+.cl{text-decoration:underline dotted #8c959f;text-decoration-thickness:1px;text-underline-offset:4px}
+.cl.cl-fl210{text-decoration:underline solid #d4a72c;text-decoration-thickness:2px}
+.cl.cl-fl110{text-decoration:underline wavy var(--err);text-decoration-thickness:1.5px}
+.claims{margin:6px 0 0;padding-left:18px}
+.claims .ok{color:#1a7f37}.claims .bad{color:var(--err)}.claims .unsure{color:var(--warn)}
 mark.v{background:none;border-bottom:2px solid var(--warn);color:inherit;font-weight:600}
 .side{position:sticky;top:8px;display:flex;flex-direction:column;gap:10px;max-height:calc(100vh - 16px);overflow:auto}
 .detail{border:1px solid var(--line);border-radius:6px;padding:10px 12px;background:var(--panel);font-size:14px}
@@ -114,6 +128,15 @@ function show(d,i){
   " \\u00b7 contradiction "+s.probs.contradiction));
  s.findings.forEach(function(f){var r=el("div","msg");r.appendChild(el("span","code sev-"+f.severity,f.code));
   r.appendChild(document.createTextNode(" "+f.message));panel.appendChild(r);});
+ if(s.claims){if(!s.claims.length){panel.appendChild(el("div","hint","No claims found in this sentence."));}
+  else{panel.appendChild(el("div",null,"Claims"+(s.verdict_from==="claims"?" (the sentence's verdict is theirs)":"")+
+   ":"));var ul=el("ul","claims");
+  s.claims.forEach(function(c){var li=el("li");li.appendChild(el("span",c.verdict==="supported"?"ok":
+   (c.verdict==="contradicted"?"bad":"unsure"),c.verdict));
+   li.appendChild(document.createTextNode(" "+c.score+" "));
+   if(c.code)li.appendChild(el("span","code sev-"+c.severity,c.code+" "));
+   li.appendChild(document.createTextNode("\u00b7 \u201c"+c.text+"\u201d"));ul.appendChild(li);});
+  panel.appendChild(ul);}}
  if(s.evidence){var ev=el("div","evidence");
   ev.appendChild(el("span","src",(s.label==="contradiction"?"contradicting":(s.label==="entailment"?
    "supporting":"closest"))+" evidence \\u00b7 "+s.evidence.source));
@@ -259,6 +282,11 @@ def _summary(results: Sequence[DraftResult], title: str) -> str:
                                                  if sentences else "")),
         ("findings", str(len(findings))),
     ]
+    claims = [c for s in sentences for c in s.claims or ()]
+    if any(s.claims is not None for s in sentences):
+        supported = sum(c.label == "entailment" for c in claims)
+        stats.insert(5, ("claims", f"{len(claims)}" + (f" ({100 * supported / len(claims):.0f}% supported)"
+                                                       if claims else "")))
     out = [f'<header class="summary" id="summary"><h1>{_e(title)}</h1><div class="stats">']
     for k, v in stats:
         out.append(f'<div class="stat" data-stat="{_e(k)}"><div class="v">{_e(v)}</div><div class="k">{_e(k)}</div>'
@@ -281,7 +309,11 @@ def _summary(results: Sequence[DraftResult], title: str) -> str:
     for i, label in enumerate(("1 contradicted / unsupported", "2", "3", "4", "5 supported"), 1):
         out.append(f'<span class="sw" style="background:var(--s{i})"></span>{_e(label)}')
     out.append("&nbsp; wavy red underline = contradiction, dotted = not supported, "
-               "click a sentence for its evidence</div>")
+               "click a sentence for its evidence")
+    if any(s.claims is not None for s in sentences):
+        out.append("; claims: wavy red = contradicted (FL110), orange = unsupported (FL210), faint dotted = "
+                   "not flagged, hover one for its verdict")
+    out.append("</div>")
     out.append("</header>")
     return "".join(out)
 
@@ -291,7 +323,66 @@ def _summary(results: Sequence[DraftResult], title: str) -> str:
 
 def _sentence_classes(s: SentenceResult) -> str:
     scale = s.scale_1_5 if isinstance(s.scale_1_5, int) and 1 <= s.scale_1_5 <= 5 else 3
-    return f"s sc{scale} l-{_e(s.label)}"
+    return f"s sc{scale} l-{_e(s.label)}" + (" has-claims" if s.claims else "")  # claims carry the underline
+
+
+CLAIM_VERDICT = {"entailment": "supported", "neutral": "unsupported", "contradiction": "contradicted"}
+
+
+def _claim_findings(s: SentenceResult, fs: Sequence[Finding]) -> dict[int, Finding]:
+    """The finding (FL110/FL210) that reports each claim of ``s``, by claim index."""
+    out: dict[int, Finding] = {}
+    for f in fs:
+        claim = f.data.get("claim") if isinstance(f.data, Mapping) else None
+        if not isinstance(claim, Mapping):
+            continue
+        for j, c in enumerate(s.claims or ()):
+            if j not in out and (c.start, c.end, c.text) == (f.start, f.end, claim.get("text")):
+                out[j] = f
+                break
+    return out
+
+
+def _claim_tip(c: ClaimResult, f: Finding | None) -> str:
+    verdict = CLAIM_VERDICT.get(c.label, c.label)
+    tip = f"claim \u201c{c.text}\u201d \u00b7 {verdict} \u00b7 score {_fmt(c.score)}"
+    return tip + (f" \u00b7 {f.code} [{f.severity}]" if f is not None else "")
+
+
+class _Claim(NamedTuple):
+    start: int
+    end: int
+    id: str
+    claim: ClaimResult
+    finding: Finding | None
+
+
+class _Claims:
+    """The claims of one sentence as the draft text shows them: cut into pieces at every claim boundary."""
+
+    def __init__(self, d: int, i: int, s: SentenceResult, fs: Sequence[Finding], lo: int, hi: int) -> None:
+        flagged = _claim_findings(s, fs)
+        # clipped to the sentence as shown; a claim with no words there underlines nothing
+        self.claims = [_Claim(max(c.start, lo), min(c.end, hi), f"d{d}-s{i}-c{j}", c, flagged.get(j))
+                       for j, c in enumerate(s.claims or ()) if max(c.start, lo) < min(c.end, hi)]
+
+    def render(self, text: str, a: int, b: int) -> str:
+        """Escaped ``text[a:b]``, each piece covered by claims wrapped in one ``span.cl``."""
+        cuts = sorted({a, b, *(x for c in self.claims for x in (c.start, c.end) if a < x < b)})
+        out = []
+        for x, y in zip(cuts, cuts[1:]):
+            covering = [c for c in self.claims if c.start <= x and y <= c.end]
+            out.append(_claim_piece(text[x:y], covering) if covering else _e(text[x:y]))
+        return "".join(out)
+
+
+def _claim_piece(chunk: str, covering: list[_Claim]) -> str:
+    verdicts = {f"cl-{CLAIM_VERDICT.get(c.claim.label, 'unsupported')}" for c in covering}
+    codes = {f"cl-{c.finding.code.lower()}" for c in covering if c.finding is not None}
+    classes = " ".join(["cl", *sorted(verdicts), *sorted(codes)])
+    ids = " ".join(c.id for c in covering)
+    tip = "\n".join(_claim_tip(c.claim, c.finding) for c in covering)
+    return f'<span class="{_e(classes)}" data-claims="{_e(ids)}" title="{_e(tip)}">{_e(chunk)}</span>'
 
 
 def _draft_text(d: int, result: DraftResult, sentences: list[SentenceResult],
@@ -314,18 +405,21 @@ def _draft_text(d: int, result: DraftResult, sentences: list[SentenceResult],
         out.append(f'<span class="{_sentence_classes(s)}" id="d{d}-s{i}" data-draft="{d}" data-sentence="{i}" '
                    f'data-label="{_e(s.label)}" data-score="{_fmt(s.score, 4)}" data-codes="{_e(" ".join(code_list))}" '
                    f'tabindex="0" title="{_e(tip)}">')
-        # marks for findings narrower than the sentence (FL400 values), non-overlapping, in order
-        marks = sorted((f for f in fs if (f.start, f.end) != (s.start, s.end) and start <= f.start < f.end <= end),
+        # marks for findings narrower than the sentence (FL400 values), non-overlapping, in order; claim
+        # findings are drawn by their claim's pieces instead
+        marks = sorted((f for f in fs if (f.start, f.end) != (s.start, s.end) and start <= f.start < f.end <= end
+                        and not (isinstance(f.data, Mapping) and "claim" in f.data)),
                        key=lambda f: (f.start, f.end))
+        claims = _Claims(d, i, s, fs, start, end)
         inner = start
         for f in marks:
             if f.start < inner:
                 continue
-            out.append(_e(text[inner:f.start]))
+            out.append(claims.render(text, inner, f.start))
             out.append(f'<mark class="v" data-code="{_e(f.code)}" title="{_e(f"{f.code} [{f.severity}] {f.message}")}">'
-                       f"{_e(text[f.start:f.end])}</mark>")
+                       f"{claims.render(text, f.start, f.end)}</mark>")
             inner = f.end
-        out.append(_e(text[inner:end]))
+        out.append(claims.render(text, inner, end))
         out.append("</span>")
         pos = end
     out.append(_e(text[pos:]))
@@ -414,8 +508,20 @@ def _draft_section(d: int, result: DraftResult, contexts: Mapping[str, str] | No
         "evidence": {"source": s.evidence.source, "text": s.evidence.text} if s.evidence else None,
         "findings": [{"code": f.code, "severity": f.severity, "message": f.message}
                      for f in by_sentence.get(i, [])],
+        **_claims_payload(s, by_sentence.get(i, [])),
     } for i, s in enumerate(sentences)]}
     return "".join(out), data
+
+
+def _claims_payload(s: SentenceResult, fs: Sequence[Finding]) -> dict[str, Any]:
+    """The claims the detail panel lists (none without claim units, so older reports' data is unchanged)."""
+    if s.claims is None:
+        return {}
+    flagged = _claim_findings(s, fs)
+    return {"verdict_from": s.verdict_from, "claims": [
+        {"text": c.text, "verdict": CLAIM_VERDICT.get(c.label, c.label), "score": _fmt(c.score),
+         "code": flagged[j].code if j in flagged else None,
+         "severity": flagged[j].severity if j in flagged else None} for j, c in enumerate(s.claims)]}
 
 
 # -- document -------------------------------------------------------------------------------------------

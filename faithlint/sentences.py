@@ -78,7 +78,7 @@ def _trim(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-_LOCK = threading.Lock()
+NLP_LOCK = threading.Lock()  # one spaCy pipeline serves the splitter and the claim extractor: one call at a time
 
 
 @lru_cache(maxsize=1)
@@ -109,7 +109,7 @@ class SentenceSplitter:
             return []
         if self.nlp is None:
             return split_rule_based(text)
-        with _LOCK:
+        with NLP_LOCK:
             hit = self._cache.get(text)
             if hit is not None:
                 return list(hit)

@@ -16,6 +16,11 @@ SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
+def scale_1_5(score: float) -> int:
+    """Map a faithfulness probability onto the 1-5 scale (5 = fully supported)."""
+    return int(1 + round(4 * min(max(score, 0.0), 1.0)))
+
+
 @dataclass
 class Evidence:
     """A context window: which file, where, what it says and its selection weight."""
@@ -98,6 +103,8 @@ class SentenceResult:
     evidence: Evidence | None
     windows: list[Evidence] = field(default_factory=list)
     monitor: Any = None  # faithlint.monitor.monitor.MonitorVerdict when the monitor is on
+    claims: list[ClaimResult] | None = None  # with unit = "claim" or "both"; None: claims were not extracted
+    verdict_from: str = "sentence"  # "sentence": the checker judged the sentence; "claims": aggregated from claims
 
     def to_dict(self) -> dict[str, Any]:
         out = {"start": self.start, "end": self.end, "text": self.text, "label": self.label,
@@ -105,7 +112,28 @@ class SentenceResult:
                "scale_1_5": self.scale_1_5, "evidence": self.evidence.to_dict() if self.evidence else None}
         if self.monitor is not None:
             out["monitor"] = self.monitor.to_dict()
+        if self.claims is not None:
+            out["verdict_from"] = self.verdict_from
+            out["claims"] = [c.to_dict() for c in self.claims]
         return out
+
+
+@dataclass
+class ClaimResult(SentenceResult):
+    """One claim triplet of a sentence and its verdict; ``start``/``end`` cover its words in the source.
+
+    ``text`` is the claim verbalised as a sentence (what the checker read); ``spans`` are the source
+    ranges of its subject, predicate and object (a zero-width predicate: the claim has no predicate word).
+    """
+
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"subject": self.subject, "predicate": self.predicate, "object": self.object,
+                "spans": {k: list(v) for k, v in self.spans.items()}, **super().to_dict()}
 
 
 @dataclass

@@ -154,7 +154,8 @@ def test_bad_value_in_pyproject_names_the_table(tmp_path: Path, monkeypatch: pyt
 def test_unknown_rule_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     cfg = write(tmp_path / "faithlint.toml", "[rules.FL999]\nthreshold = 0.3\n")
-    assert error_of(cfg) == "faithlint.toml: rules.FL999: unknown rule code 'FL999' (known: FL100, FL200, FL300, FL400)"
+    assert error_of(cfg) == ("faithlint.toml: rules.FL999: unknown rule code 'FL999' "
+                             "(known: FL100, FL110, FL200, FL210, FL300, FL400)")
     cfg = write(tmp_path / "faithlint.toml", "select = ['XY1']\n")
     assert "select: item 0: 'XY1' is not a rule code or prefix" in error_of(cfg)
 

@@ -218,3 +218,29 @@ def test_bf16_is_used_only_where_the_cpu_runs_it_natively(monkeypatch):
     assert native.quantize == "bf16" and native.autocast and native.name != fallback.name
     pairs = (["The project cost $12.5 million."] * 2, ["The project cost $12.5 million.", "It cost $25 million."])
     assert abs(native.score_pairs(*pairs) - fallback.score_pairs(*pairs)).max() < 0.02
+
+
+def test_cli_unit_claim_reports_the_wrong_amount_as_a_contradicted_claim():
+    """Issue 13's acceptance: the planted contradiction is an FL110 on the wrong amount's claim, ranged on its
+    words, and nothing is reported on the supported sentences."""
+    proc = run_cli("check", "examples/rag-answer/answer.md", "--unit", "claim", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads(proc.stdout)["results"][0]
+    text = (EXAMPLE / "answer.md").read_text()
+    by_code: dict[str, list[str]] = {}
+    for f in result["findings"]:
+        by_code.setdefault(f["code"], []).append(text[f["start"]:f["end"]])
+    assert by_code.get("FL110") == ["The project cost $25 million"], result["findings"]
+    fl110 = next(f for f in result["findings"] if f["code"] == "FL110")
+    assert fl110["data"]["claim"] == {"subject": "The project", "predicate": "cost", "object": "$25 million",
+                                      "text": "The project cost $25 million."}
+    assert [text[a:b] for a, b in fl110["data"]["marks"]] == ["The project", "cost", "$25 million"]
+    planted = {CONTRADICTION, UNSUPPORTED}
+    for f in result["findings"]:
+        sentence = next(s for s in result["sentences"] if s["start"] <= f["start"] and f["end"] <= s["end"])
+        assert sentence["text"] in planted, f"finding on a supported sentence: {f['code']} {sentence['text']!r}"
+    assert set(by_code) <= {"FL110", "FL210", "FL400"}
+    contra = next(s for s in result["sentences"] if s["text"] == CONTRADICTION)
+    assert contra["verdict_from"] == "claims" and len(contra["claims"]) >= 2
+    assert any(c["text"] == "The project was funded by a city bond." and c["label"] == "entailment"
+               for c in contra["claims"])

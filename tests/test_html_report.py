@@ -284,3 +284,217 @@ def test_cli_check_format_html_with_a_real_model(tmp_path: Path) -> None:
         dom = _load(out, tmp_path)
         assert dom.all("html")[0]["attrs"].get("data-ready") == "1"
         _screenshot(out, tmp_path, "html-report-cli.png")
+
+
+# ------------------------------------------------------------------------------------------ claims
+# unit = "claim": the real spaCy claim extractor and pipeline, a checker that judges each claim by its words
+
+
+CLAIM_CONTEXT = ("The Riverside Public Library reopened in 2024. The project cost $12.5 million and was funded by a "
+                 "city bond.\n\nA rooftop garden opened on the top floor.\n")
+# emoji (two UTF-16 units, one code point) and CJK before the claims, on the same line, CRLF line breaks
+CLAIM_DRAFT = ("# Notes 🎉\r\n\r\nReaders 😀 love the library 图书馆. "
+               "🎉 The project cost $25 million and was funded by a city bond.\r\n"
+               "A rooftop café run by a local bakery opened on the top floor.\r\n")
+
+
+class ClaimChecker(KeywordChecker):
+    """'$25 million' or 'the top floor' in a claim -> contradicted, 'bakery' -> unsupported, else supported."""
+
+    def score_pairs(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        rows = [[0.05, 0.1, 0.85] if "$25 million" in h or "on the top floor" in h
+                else [0.1, 0.8, 0.1] if "bakery" in h else [0.9, 0.07, 0.03] for h in hypotheses]
+        return np.array(rows, dtype=np.float32).reshape(-1, 3)
+
+
+class WellFormed(HTMLParser):
+    """Fails on any end tag that does not close the innermost open element, or an element left open."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.feed(markup)
+        self.close()
+        assert self.stack == [], f"unclosed: {self.stack}"
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in DOM.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes <{self.stack[-1] if self.stack else None}>"
+        self.stack.pop()
+
+
+def claim_pieces(dom: DOM, claim_id: str) -> list[dict]:
+    return [e for e in dom.all("span", cls="cl") if claim_id in e["attrs"]["data-claims"].split()]
+
+
+def claim_words(dom: DOM, claim_id: str) -> str:
+    return "".join(e["text"] for e in claim_pieces(dom, claim_id))
+
+
+@pytest.fixture(scope="module")
+def claim_result() -> DraftResult:
+    linter = Linter(Config(unit="claim"), checker=ClaimChecker(), relevance=LexicalRelevance())
+    return linter.check(CLAIM_DRAFT, [ContextDoc("ctx.md", CLAIM_CONTEXT)], path="notes.md")
+
+
+@pytest.fixture(scope="module")
+def claim_markup(claim_result: DraftResult) -> str:
+    return render([claim_result], "html")
+
+
+def _claim_id(result: DraftResult, words: str) -> tuple[str, int]:
+    """The report's id of the claim whose text is ``words``, and its sentence's index."""
+    for i, s in enumerate(sorted(result.sentences, key=lambda s: (s.start, s.end))):
+        for j, c in enumerate(s.claims or ()):
+            if c.text == words:
+                return f"d0-s{i}-c{j}", i
+    raise AssertionError(f"no claim {words!r}")
+
+
+def test_claims_are_underlined_by_verdict_with_tooltips(claim_markup: str, claim_result: DraftResult) -> None:
+    WellFormed(claim_markup)
+    dom = DOM(claim_markup)
+    text = claim_result.text
+    # every claim's pieces together are exactly its words, whatever emoji or CJK came before
+    for i, s in enumerate(sorted(claim_result.sentences, key=lambda s: (s.start, s.end))):
+        for j, c in enumerate(s.claims or ()):
+            assert claim_words(dom, f"d0-s{i}-c{j}") == text[c.start:c.end]
+    project, i = _claim_id(claim_result, "The project cost $25 million.")
+    assert claim_words(dom, project) == "The project cost $25 million"
+    for piece in claim_pieces(dom, project):
+        assert {"cl", "cl-contradicted", "cl-fl110"} <= set(piece["attrs"]["class"].split())
+        assert "claim \u201cThe project cost $25 million.\u201d \u00b7 contradicted \u00b7 score 0.05 \u00b7 FL110 " \
+               "[error]" in piece["attrs"]["title"]
+    funded, _ = _claim_id(claim_result, "The project was funded by a city bond.")
+    only_supported = [p for p in claim_pieces(dom, funded) if project not in p["attrs"]["data-claims"]]
+    assert only_supported and all(p["attrs"]["class"] == "cl cl-supported" for p in only_supported)
+    sentence = dom.by_id(f"d0-s{i}")
+    assert "has-claims" in sentence["attrs"]["class"].split()  # the claims carry the underline, not the sentence
+    # FL400's mark stays one element around its value, with the claim's piece inside it
+    marks = dom.all("mark", cls="v")
+    assert [m["text"] for m in marks if m["attrs"]["data-code"] == "FL400"] == ["$25 million"]
+    assert not [m for m in marks if m["attrs"]["data-code"] in ("FL110", "FL210")]  # claims are not marks
+    assert re.search(r'<mark class="v" data-code="FL400"[^>]*><span class="cl cl-contradicted[^"]*" '
+                     r'data-claims="[^"]*' + project, claim_markup)
+    # the detail panel's data lists the sentence's claims with their verdicts and findings
+    data = json.loads(re.search(r'id="faithlint-data">(.*?)</script>', claim_markup, re.S).group(1))
+    listed = data["drafts"][0]["sentences"][i]
+    assert listed["verdict_from"] == "claims"
+    assert {(c["text"], c["verdict"], c["code"]) for c in listed["claims"]} >= {
+        ("The project cost $25 million.", "contradicted", "FL110"),
+        ("The project was funded by a city bond.", "supported", None)}
+    assert dom.all("div", data_stat="claims")
+
+
+def test_overlapping_claims_nest_in_pieces(claim_markup: str, claim_result: DraftResult) -> None:
+    """"A café run by a bakery" inside "A café run by a bakery opened on the top floor": the shared words are one
+    piece with both claims' classes and both tooltips, the rest is the outer claim's alone."""
+    dom = DOM(claim_markup)
+    inner, _ = _claim_id(claim_result, "A rooftop café was run by a local bakery.")
+    outer, _ = _claim_id(claim_result, "A rooftop café opened on the top floor.")
+    assert claim_words(dom, inner) == "A rooftop café run by a local bakery"
+    assert claim_words(dom, outer) == "A rooftop café run by a local bakery opened on the top floor"
+    shared = [p for p in claim_pieces(dom, inner) if outer in p["attrs"]["data-claims"]]
+    assert [p["text"] for p in shared] == ["A rooftop café run by a local bakery"]
+    classes = set(shared[0]["attrs"]["class"].split())
+    assert {"cl-contradicted", "cl-unsupported", "cl-fl110", "cl-fl210"} <= classes
+    assert shared[0]["attrs"]["title"].count("\n") == 1 and "FL210 [warning]" in shared[0]["attrs"]["title"]
+    rest = [p for p in claim_pieces(dom, outer) if inner not in p["attrs"]["data-claims"]]
+    assert [p["text"] for p in rest] == [" opened on the top floor"] and "cl-fl210" not in rest[0]["attrs"]["class"]
+
+
+def test_crossing_claims_and_marks_stay_well_formed_and_escaped() -> None:
+    """Claims that cross each other and a value mark, in a sentence full of markup and astral characters."""
+    from faithlint.types import ClaimResult, Finding, SentenceResult
+
+    text = 'Intro 😀 <b>"x"</b> & 图书馆 alpha 🎉 beta gamma delta.'
+    s = SentenceResult(start=0, end=len(text), text=text, label="contradiction",
+                       probs={"entailment": 0.1, "neutral": 0.1, "contradiction": 0.8}, score=0.1, scale_1_5=1,
+                       evidence=None, verdict_from="claims")
+
+    def claim(words_from: str, words_to: str, label: str, claim_text: str) -> ClaimResult:
+        a, b = text.index(words_from), text.index(words_to) + len(words_to)
+        probs = {"entailment": 0.9, "neutral": 0.05, "contradiction": 0.05} if label == "entailment" else \
+            {"entailment": 0.05, "neutral": 0.1, "contradiction": 0.85}
+        return ClaimResult(start=a, end=b, text=claim_text, label=label, probs=probs, score=probs["entailment"],
+                           scale_1_5=1, evidence=None)
+
+    s.claims = [claim("<b>", "alpha", "contradiction", 'A <script>alert("c")</script> claim.'),  # crosses the next
+                claim("图书馆", "gamma", "entailment", "Another & claim."),
+                claim("图书馆", "alpha", "entailment", "Nested claim."),  # inside both, starting with the second
+                ClaimResult(start=5, end=5, text="Empty.", label="neutral", probs=s.probs, score=0.1,
+                            scale_1_5=1, evidence=None)]  # zero width: underlines nothing
+    first = s.claims[0]
+    mark_a = text.index("& 图")
+    findings = [Finding("FL110", "error", "Claim contradicted", first.start, first.end, label="contradiction",
+                        score=0.05, data={"claim": {"text": first.text}, "sentence": [0, len(text)]}),
+                Finding("FL400", "warning", "value", mark_a, text.index("beta") + 4, data={"sentence": [0, len(text)]})]
+    result = DraftResult(text=text, path="x.md", sentences=[s], findings=findings,
+                         score={"mean": 0.1, "min": 0.1, "unsupported_share": 1.0})
+    markup = render_html([result])
+    WellFormed(markup)
+    assert '<b>"x"' not in markup and "<script>alert" not in markup and "&lt;b&gt;&quot;x&quot;&lt;/b&gt;" in markup
+    dom = DOM(markup)
+    for j, c in enumerate(s.claims[:3]):
+        assert claim_words(dom, f"d0-s0-c{j}") == text[c.start:c.end]
+    assert not claim_pieces(dom, "d0-s0-c3")
+    (mark,) = dom.all("mark", cls="v")
+    assert mark["text"] == text[mark_a:text.index("beta") + 4]  # one mark, the claims' pieces inside it
+    assert any('A <script>alert("c")</script> claim.' in p["attrs"]["title"] for p in claim_pieces(dom, "d0-s0-c0"))
+    assert all("cl-fl110" in p["attrs"]["class"] for p in claim_pieces(dom, "d0-s0-c0"))
+    nested = claim_pieces(dom, "d0-s0-c2")
+    assert [p["attrs"]["data-claims"] for p in nested] == ["d0-s0-c0 d0-s0-c1 d0-s0-c2"] * len(nested)
+    assert "".join(p["text"] for p in dom.all("span", cls="s")) == text
+
+
+@needs_chromium
+def test_claims_in_headless_chromium(claim_markup: str, claim_result: DraftResult, tmp_path: Path) -> None:
+    report = tmp_path / "claims.html"
+    report.write_text(claim_markup, encoding="utf-8")
+    project, i = _claim_id(claim_result, "The project cost $25 million.")
+    dom = _load(report, tmp_path, f"#d0-s{i}")
+    assert dom.all("html")[0]["attrs"].get("data-ready") == "1"
+    assert claim_words(dom, project) == "The project cost $25 million"
+    detail = dom.by_id("detail-0")["text"]
+    assert "Claims (the sentence's verdict is theirs):" in detail
+    assert "contradicted 0.05 FL110 \u00b7 \u201cThe project cost $25 million.\u201d" in detail
+    assert "supported 0.90 \u00b7 \u201cThe project was funded by a city bond.\u201d" in detail
+
+
+@pytest.mark.slow
+def test_cli_check_format_html_unit_claim_with_a_real_model(tmp_path: Path) -> None:
+    """The real CLI, models and claim extractor on examples/rag-answer: the planted "$25 million" claim and the
+    café sentence's two claims are underlined as flagged; the supported claims are not."""
+    model = os.environ.get("FAITHLINT_TEST_MODEL")
+    if not model and not BUNDLED.exists():
+        pytest.skip("no checker model: the bundled model is not installed and FAITHLINT_TEST_MODEL is not set")
+    out = tmp_path / "report.html"
+    for name in ("answer.md", "answer.context.md"):
+        (tmp_path / name).write_bytes((EXAMPLE / name).read_bytes())
+    proc = subprocess.run([sys.executable, "-m", "faithlint", "check", "answer.md", "--unit", "claim", "--format",
+                           "html", "-o", str(out), "--fail-on", "never", *(["--model", model] if model else [])],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    markup = out.read_text(encoding="utf-8")
+    WellFormed(markup)
+    dom = DOM(markup)
+    pieces = dom.all("span", cls="cl")
+    flagged = lambda p: {"cl-fl110", "cl-fl210"} & set(p["attrs"]["class"].split())  # noqa: E731
+    flagged_text = "".join(p["text"] for p in pieces if flagged(p))
+    project = [p for p in pieces if p["text"].startswith("The project cost")]
+    assert project and "cl-fl110" in project[0]["attrs"]["class"] and "The project cost $25 million" in flagged_text
+    assert "claim \u201cThe project cost $25 million.\u201d \u00b7 contradicted" in project[0]["attrs"]["title"]
+    cafe = [p for p in pieces if "rooftop café" in p["text"]]
+    assert cafe and all("cl-fl210" in p["attrs"]["class"] for p in cafe)
+    flagged_sentences = [s["text"] for s in dom.all("span", cls="s") if s["attrs"]["data-codes"]]
+    assert len(flagged_sentences) == 2  # the project and café sentences; the supported ones have no flagged claim
+    assert all(any(p["text"] in s for s in flagged_sentences) for p in pieces if flagged(p))
+    if CHROMIUM:
+        dom = _load(out, tmp_path)
+        assert dom.all("html")[0]["attrs"].get("data-ready") == "1"
+        _screenshot(out, tmp_path, "html-report-claims.png")

@@ -59,8 +59,8 @@ def test_the_documented_example_rule_is_one_file_registered_and_used(example_rul
 
 
 def test_config_knows_only_registered_codes():
-    with pytest.raises(ConfigError, match=r"rules\.QT100: unknown rule code 'QT100' \(known: FL100, FL200, FL300, "
-                                          r"FL400\)"):
+    with pytest.raises(ConfigError, match=r"rules\.QT100: unknown rule code 'QT100' \(known: FL100, FL110, "
+                                          r"FL200, FL210, FL300, FL400\)"):
         merge_overrides(Config(), {"rules": {"QT100": {}}}, "faithlint.toml")
     with pytest.raises(ConfigError, match="'QT' is not a rule code or prefix"):
         merge_overrides(Config(), {"select": ["QT"]}, "faithlint.toml")
@@ -99,7 +99,7 @@ def test_entry_point_plugins_register_and_broken_ones_are_named(monkeypatch):
 
     fresh = registry.RuleRegistry()
     monkeypatch.setattr(registry, "entry_points", lambda group: [_EntryPoint("pl", "pkg.rule:Plugin", lambda: Plugin)])
-    assert list(fresh)[-1] == "PL100" and list(fresh)[:4] == ["FL100", "FL200", "FL300", "FL400"]
+    assert list(fresh)[-1] == "PL100" and list(fresh)[:6] == ["FL100", "FL110", "FL200", "FL210", "FL300", "FL400"]
     bad = registry.RuleRegistry()
     monkeypatch.setattr(registry, "entry_points", lambda group: [_EntryPoint("bad", "pkg.bad:RULE", broken)])
     with pytest.raises(ConfigError, match=r"^rule plugin 'bad' \(pkg\.bad:RULE\): ImportError: No module named"):

@@ -35,6 +35,14 @@ def test_negation_and_auxiliaries_stay_in_the_predicate(extractor):
     assert table(extractor, s) == [("She", "did not discover", "radium", "She did not discover radium.")]
 
 
+def test_negating_adverbs_stay_in_the_predicate(extractor):
+    s = "The parser no longer crashes on empty files."
+    assert table(extractor, s) == [("The parser", "no longer crashes on", "empty files",
+                                    "The parser no longer crashes on empty files.")]
+    s = "The drug also reduced mortality."  # other adverbs are left out of the claim
+    assert table(extractor, s) == [("The drug", "reduced", "mortality", "The drug reduced mortality.")]
+
+
 def test_copula_attribute_keeps_of_phrase(extractor):
     s = "Paris is the capital of France."
     assert table(extractor, s) == [("Paris", "is", "the capital of France", "Paris is the capital of France.")]

@@ -74,7 +74,7 @@ def cache_root() -> Path:
     return Path(os.environ.get("FAITHLINT_CACHE") or Path.home() / ".cache" / "faithlint")
 
 
-def _converted_dir(gguf: Path) -> Path:
+def converted_dir(gguf: Path) -> Path:
     st = gguf.stat()
     return cache_root() / "surrogate" / f"{gguf.stem}-{st.st_size}-{int(st.st_mtime)}"
 
@@ -145,7 +145,7 @@ class SurrogateLM:
         if device == "cuda" and not torch.cuda.is_available():
             raise ModelError("device 'cuda' requested but CUDA is not available")
         self.device = "cuda" if device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
-        converted = _converted_dir(Path(source) / kwargs["gguf_file"]) if kwargs.get("gguf_file") else None
+        converted = converted_dir(Path(source) / kwargs["gguf_file"]) if kwargs.get("gguf_file") else None
         if converted is not None and (converted / "config.json").exists():
             source, kwargs = str(converted), {}  # de-quantized once, read back in a second instead of ~30
         try:

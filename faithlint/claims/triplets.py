@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from faithlint.claims.base import Extraction, Span, Triplet
+from faithlint.sentences import NLP_LOCK
 
 __all__ = ["SpacyTripletExtractor", "Span", "Triplet"]
 
@@ -37,6 +38,7 @@ _GAP_POS = {"ADV", "PART", "AUX"}
 _WH_TAGS = {"WDT", "WP"}
 _CLAUSE_EXCLUDED = {"cc", "conj", "appos", "relcl", "acl"}
 _PRONOUNS = {"he", "she", "it", "they"}
+_NEGATIVE = {"not", "n't", "never", "no", "neither", "nor", "hardly", "barely", "scarcely", "seldom", "rarely"}
 _THING_ENTS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"}
 _CONTEXT_CHARS = 1500  # enough for the last few sentences; bounds the parse cost per call
 _CONTEXT_SENTENCES = 3
@@ -123,13 +125,20 @@ def _verb_span(verb: Any) -> Span:
     """The verb with its auxiliaries, negation and particles ("did not discover", "was built", "set up")."""
     doc = verb.doc
     lo = hi = verb.i
-    while lo - 1 >= 0 and doc[lo - 1].head.i == verb.i and doc[lo - 1].dep_ in {"aux", "auxpass", "neg", "advmod"}:
+    while lo - 1 >= 0 and (
+        (doc[lo - 1].head.i == verb.i and doc[lo - 1].dep_ in {"aux", "auxpass", "neg", "advmod"})
+        or (doc[lo - 1].dep_ == "neg" and lo <= doc[lo - 1].head.i < verb.i)  # "no" of "no longer"
+    ):
         lo -= 1
-    while lo < verb.i and doc[lo].dep_ == "advmod":
+    while lo < verb.i and doc[lo].dep_ == "advmod" and not _negates(doc[lo]):  # a negation is the claim's
         lo += 1
     while hi + 1 < len(doc) and doc[hi + 1].head.i == verb.i and doc[hi + 1].dep_ in {"neg", "prt"}:
         hi += 1
     return _tok_span(doc[lo], doc[hi])
+
+
+def _negates(tok: Any) -> bool:
+    return tok.lower_ in _NEGATIVE or any(c.dep_ == "neg" for c in tok.children)
 
 
 def _is_numeric(tok: Any) -> bool:
@@ -165,10 +174,11 @@ class SpacyTripletExtractor:
         if not isinstance(sentence, str) or not sentence.strip():
             return []
         nlp = self.nlp
-        doc = nlp(sentence[: nlp.max_length])
-        ctx_doc = None
-        if isinstance(context, str) and context.strip() and any(t.lower_ in _PRONOUNS for t in doc):
-            ctx_doc = nlp(context[-_CONTEXT_CHARS:])
+        with NLP_LOCK:
+            doc = nlp(sentence[: nlp.max_length])
+            ctx_doc = None
+            if isinstance(context, str) and context.strip() and any(t.lower_ in _PRONOUNS for t in doc):
+                ctx_doc = nlp(context[-_CONTEXT_CHARS:])
         out: list[Triplet] = []
         seen: set[tuple[Span, Span, Span]] = set()
         for subj, pred, obj, text in self._raw(doc, ctx_doc):
@@ -197,7 +207,7 @@ class SpacyTripletExtractor:
                 s_text = self._subject_text(doc, subj, s_span, ctx_doc)
                 for pspan, ospan, middle in self._objects(tok, vspan):
                     words = [s_text, prefix, sent[pspan.start : pspan.end], middle, _object_words(doc, ospan)]
-                    yield s_span, pspan, ospan, _sentence(words)
+                    yield s_span, pspan, ospan, as_sentence(words)
 
     def _objects(self, verb: Any, vspan: Span) -> Iterator[tuple[Span, Span, str]]:
         """(predicate span, object span, words between) for each object of the verb."""
@@ -246,7 +256,7 @@ class SpacyTripletExtractor:
         for subj in _with_conjuncts(head):
             s_span = _np_span(subj)
             s_text = self._subject_text(doc, subj, s_span, ctx_doc)
-            text = _sentence([s_text, copula, _object_words(doc, o_span)])
+            text = as_sentence([s_text, copula, _object_words(doc, o_span)])
             yield s_span, Span(o_span.start, o_span.start), o_span, text
 
     def _subject_text(self, doc: Any, subj: Any, span: Span, ctx_doc: Any) -> str:
@@ -286,7 +296,7 @@ def _clean_gap(doc: Any, verb: Any, prep: Any, allow: Iterable[int] = ()) -> boo
     return all(t.i in allowed or t.pos_ in _GAP_POS for t in doc[verb.i + 1 : prep.i])
 
 
-def _sentence(parts: Iterable[str]) -> str:
+def as_sentence(parts: Iterable[str]) -> str:
     """Join the parts into one sentence: single spaces, a capital first letter, a final full stop."""
     text = " ".join(" ".join(p.split()) for p in parts if p and p.strip())
     text = text.rstrip(" ,;:")

@@ -33,3 +33,13 @@ def sentence_code(entailment: float, contradiction: float, point: OperatingPoint
         return "FL300"
     return None
 
+
+
+def claim_code(entailment: float, contradiction: float, point: OperatingPoint) -> str | None:
+    """The claim rule a claim's verdict triggers (FL110 contradicted, FL210 unsupported), or None.
+
+    ``point`` holds the claim thresholds (``Config.claim_point``); claims have no info level: an unsure claim
+    is simply not reported, its sentence's FL300 says the checker is unsure.
+    """
+    code = sentence_code(entailment, contradiction, OperatingPoint(point.contradiction, point.unsupported, 0.0))
+    return {"FL100": "FL110", "FL200": "FL210"}.get(code or "")

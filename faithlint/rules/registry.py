@@ -18,7 +18,8 @@ from importlib.metadata import entry_points
 from faithlint.errors import ConfigError
 from faithlint.rules.base import Rule
 
-BUILTIN = ("faithlint.rules.fl100_contradiction", "faithlint.rules.fl200_unsupported",
+BUILTIN = ("faithlint.rules.fl100_contradiction", "faithlint.rules.fl110_contradicted_claim",
+           "faithlint.rules.fl200_unsupported", "faithlint.rules.fl210_unsupported_claim",
            "faithlint.rules.fl300_low_faithfulness", "faithlint.rules.fl400_absent_value")
 ENTRY_POINT_GROUP = "faithlint.rules"
 _CODE = re.compile(r"^[A-Z]{1,4}[0-9]{2,4}$")

@@ -72,7 +72,10 @@ class Models:
 
     Settings that do not change which models are loaded (rules, thresholds, windows) are applied
     per check by swapping ``linter.config`` -- safe because only the worker thread uses linters,
-    and the linter's caches are keyed by everything those settings affect.
+    and the linter's caches are keyed by everything those settings affect. The claim settings are such
+    settings too: the linter builds the extractor ``claim_extractor`` names when it changes
+    (:attr:`~faithlint.linter.Linter.claims`); :meth:`_load_claims` only loads it ahead of the check,
+    with progress shown, since an LLM extractor takes seconds.
     """
 
     def __init__(self, server: FaithlintServer, factory: Callable[[Config], Any] | None = None) -> None:
@@ -81,6 +84,7 @@ class Models:
         self.linters: dict[tuple[Any, ...], Any] = {}
         self.errors: dict[tuple[Any, ...], str] = {}
         self.no_values: set[tuple[Any, ...]] = set()
+        self.claims_loaded: set[tuple[Any, ...]] = set()  # (models key, claim extractor settings) warmed up
         self.ready = threading.Event()
         self.load_seconds: float | None = None
 
@@ -102,7 +106,38 @@ class Models:
         if key in self.no_values and config.rule_enabled("FL400"):
             checked = config.model_copy(update={"ignore": [*config.ignore, "FL400"]})
         linter.config = checked
+        if checked.unit != "sentence":
+            self._load_claims(key, linter)
         return linter
+
+    @staticmethod
+    def claims_key(config: Config) -> tuple[Any, ...]:
+        return (config.claim_extractor, config.llm_model, config.llm_endpoint, config.llm_endpoint_model,
+                config.llm_api_key_env)
+
+    def _load_claims(self, key: tuple[Any, ...], linter: Any) -> None:
+        """Load the claim extractor ``linter.config`` names, once per setting. A failure (an LLM endpoint that
+        does not answer) is remembered like a model's, so edits do not wait for it again; a settings change or
+        ``faithlint.recheckWorkspace`` clears it."""
+        full = ("claims", key, self.claims_key(linter.config))
+        if full in self.errors:
+            raise FaithlintError(self.errors[full])
+        if full in self.claims_loaded:
+            return
+        name = linter.config.claim_extractor
+        progress = self.server.progress_start("faithlint", f"Loading the claim extractor ({name})")
+        try:
+            linter.claims.extractor.extract_sentences(["faithlint loads its claim extractor."])
+        except Exception as exc:
+            if not isinstance(exc, FaithlintError):
+                log.exception("claim extractor loading failed")
+            self.errors[full] = str(exc) if isinstance(exc, FaithlintError) else \
+                f"cannot load the claim extractor ({name}): {type(exc).__name__}: {exc}"
+            self.server.call_soon(self.server.show_once, f"faithlint: {self.errors[full]}", types.MessageType.Error)
+            raise FaithlintError(self.errors[full]) from exc
+        finally:
+            progress()
+        self.claims_loaded.add(full)
 
     def _load(self, key: tuple[Any, ...], config: Config) -> Any:
         from faithlint.linter import Linter
@@ -335,7 +370,10 @@ class FaithlintServer(LanguageServer):
         if snap.progressive:
             def partial(outcome: Outcome) -> None:
                 self.call_soon(self.deliver_partial, job, outcome)
-        return check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
+        try:
+            return check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
+        except FaithlintError as exc:  # a model failing mid-check (an LLM claim endpoint going away): not a bug
+            return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])
 
     def _deliver_from_worker(self, job: Job, outcome: Any) -> None:
         self.call_soon(self.deliver, job, outcome)

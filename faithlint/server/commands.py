@@ -50,9 +50,12 @@ class Commands(Feature):
             linters.append({
                 "model": key[0], "device": getattr(linter._checker, "device", None), "relevance": key[2],
                 "checker": getattr(linter._checker, "name", None),
-                "stats": {"sentencesChecked": st.sentences_checked, "sentencesRescored": st.sentences_rescored,
-                          "pairsScored": st.pairs_scored, "pairCacheHits": st.pair_cache_hits,
-                          "draftsChecked": st.drafts_checked, "last": dict(st.last)},
+                "unit": linter.config.unit,
+                "claims": _claims_status(linter),
+                "stats": {"sentencesChecked": st.sentences_checked, "claimsChecked": st.claims_checked,
+                          "sentencesRescored": st.sentences_rescored, "pairsScored": st.pairs_scored,
+                          "pairCacheHits": st.pair_cache_hits, "draftsChecked": st.drafts_checked,
+                          "last": dict(st.last)},
                 "caches": linter.cache_sizes(),
                 "monitor": _monitor_status(linter) if key[-1] is not None else None,
             })
@@ -84,3 +87,14 @@ def _monitor_status(linter: Any) -> dict[str, Any]:
     lm = monitor._lm
     return {"sentencesRead": monitor.sentences_read, "prefixPasses": getattr(lm, "prefix_passes", 0),
             "surrogate": getattr(lm, "name", None)}
+
+
+def _claims_status(linter: Any) -> dict[str, Any] | None:
+    """The claim extractor once one was built (``unit`` claim/both): its name and the sentences it read."""
+    units = getattr(linter, "_claims", None)
+    if units is None:
+        return None
+    extractor = units.extractor
+    return {"extractor": getattr(extractor, "name", None),
+            "generator": getattr(getattr(extractor, "generator", None), "name", None),
+            "sentencesExtracted": units.extracted}

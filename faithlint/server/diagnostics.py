@@ -7,7 +7,9 @@ document version. Never both, or editors show every finding twice.
 
 Each diagnostic's ``data`` carries what code actions need without re-running anything: the
 document version it was computed for, code-point offsets of the finding and its sentence,
-FL400's value and the context's value, and the best supporting evidence sentence.
+FL400's value and the context's value, the best supporting evidence sentence and, for a claim
+finding, the claim triplet. Claim findings are ordinary findings: ranged over the claim's words, with
+``data.sentence`` still the whole sentence, so the sentence fixes apply to them unchanged.
 """
 
 from __future__ import annotations

@@ -1,8 +1,13 @@
 """Hover on a checked sentence: verdict, probabilities, faithfulness score, its evidence windows and,
-with the monitor on, the monitor's probability, the features that drove it and the words it marked."""
+with the monitor on, the monitor's probability, the features that drove it and the words it marked.
+
+With ``unit = "claim"``/``"both"`` the sentence's claims follow, one line each with its verdict; on the words
+of a flagged claim (an FL110/FL210 diagnostic) the hover starts with that claim: its triplet, probabilities
+and evidence, since a sentence of several claims is otherwise hard to read from its diagnostics alone."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lsprotocol import types
@@ -11,9 +16,11 @@ from pygls.uris import from_fs_path
 from faithlint.server.app import DocState
 from faithlint.server.feature import Feature, Handler
 from faithlint.server.text import DocumentIndex
-from faithlint.types import Evidence, SentenceResult
+from faithlint.types import ClaimResult, Evidence, Finding, SentenceResult
 
 VERDICT = {"entailment": "supported", "neutral": "not supported", "contradiction": "contradicted"}
+MARK = {"entailment": "\u2713", "neutral": "?", "contradiction": "\u2717"}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
 
 def _link(state: DocState, ev: Evidence) -> str:
@@ -55,6 +62,70 @@ def _monitor_lines(s: SentenceResult) -> list[str]:
     return lines
 
 
+def _md(text: str) -> str:
+    """Draft text shown literally: a claim's ``*`` or ``[x]`` must not turn into Markdown."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def claim_findings(state: DocState, s: SentenceResult) -> dict[int, Finding]:
+    """The claim findings (FL110/FL210) of ``s``, by the index of the claim each reports."""
+    outcome = state.outcome
+    claims = s.claims or []
+    if outcome is None or outcome.result is None or not claims:
+        return {}
+    out: dict[int, Finding] = {}
+    for f in outcome.result.findings:
+        claim = f.data.get("claim") if isinstance(f.data, dict) else None
+        if not isinstance(claim, dict) or not s.start <= f.start <= f.end <= s.end:
+            continue
+        for i, c in enumerate(claims):
+            if (c.start, c.end, c.text) == (f.start, f.end, claim.get("text")) and i not in out:
+                out[i] = f
+                break
+    return out
+
+
+def _claim_line(c: ClaimResult, f: Finding | None) -> str:
+    line = (f"- {MARK.get(c.label, '?')} {VERDICT.get(c.label, c.label)} \u2014 \u201c{_md(_snippet(c.text, 100))}"
+            f"\u201d ({c.score:.2f})")
+    if f is not None:
+        line += f" \u00b7 **{f.code}**"
+        quote = f.data.get("evidence_quote") if isinstance(f.data, dict) else None
+        if quote:
+            line += f" \u00b7 evidence: \u201c{_md(_snippet(str(quote), 100))}\u201d"
+    return line
+
+
+def _claims_lines(state: DocState, s: SentenceResult) -> list[str]:
+    """The sentence's claims, one line each: verdict, score, and for flagged ones the rule and evidence."""
+    claims = s.claims
+    if claims is None:
+        return []
+    if not claims:
+        return ["", "Claims: none found in this sentence (it was judged whole)."]
+    flagged = claim_findings(state, s)
+    how = "its verdict is theirs" if s.verdict_from == "claims" else "judged besides the sentence"
+    lines = ["", f"Claims ({len(claims)}, {how}):"]
+    lines += [_claim_line(c, flagged.get(i)) for i, c in enumerate(claims)]
+    return lines
+
+
+def render_claim(state: DocState, c: ClaimResult, f: Finding) -> str:
+    """Markdown for one flagged claim: what was checked, how sure the checker is, against what."""
+    p = c.probs
+    parts = [f"{name} \u201c{_md(value)}\u201d" for name, value in
+             (("subject", c.subject), ("predicate", c.predicate), ("object", c.object)) if value]
+    lines = [f"**faithlint**: claim {VERDICT.get(c.label, c.label)} ({c.label}) \u00b7 **{f.code}**", "",
+             f"\u201c{_md(c.text)}\u201d \u2014 " + " \u00b7 ".join(parts), "",
+             f"faithfulness **{c.score:.2f}** \u00b7 P(entailment) {p.get('entailment', 0):.2f} \u00b7 "
+             f"P(neutral) {p.get('neutral', 0):.2f} \u00b7 P(contradiction) {p.get('contradiction', 0):.2f}"]
+    if c.evidence is not None:
+        quote = f.data.get("evidence_quote") if isinstance(f.data, dict) else None
+        lines += ["", f"Evidence {_link(state, c.evidence)}: \u201c{_md(_snippet(str(quote or c.evidence.text)))}"
+                  "\u201d"]
+    return "\n".join(lines)
+
+
 def render(state: DocState, s: SentenceResult) -> str:
     """Markdown for one sentence's verdict (kept short: hovers are read while typing)."""
     p = s.probs
@@ -72,6 +143,7 @@ def render(state: DocState, s: SentenceResult) -> str:
             best = " (deciding)" if s.evidence is not None and (w.source, w.start) == (s.evidence.source,
                                                                                         s.evidence.start) else ""
             lines.append(f"- {_link(state, w)} weight {w.weight:.2f}{best}: \u201c{_snippet(w.text)}\u201d")
+    lines += _claims_lines(state, s)
     if s.monitor is not None:
         lines += _monitor_lines(s)
     return "\n".join(lines)
@@ -85,6 +157,13 @@ def sentence_at(state: DocState, offset: int) -> SentenceResult | None:
         if s.start <= offset < s.end or offset == s.end:
             return s
     return None
+
+
+def claims_at(state: DocState, s: SentenceResult, offset: int) -> list[tuple[ClaimResult, Finding]]:
+    """The flagged claims of ``s`` whose words cover ``offset``, narrowest first (claims may nest)."""
+    claims = s.claims or []
+    hits = [(claims[i], f) for i, f in claim_findings(state, s).items() if f.start <= offset <= f.end]
+    return sorted(hits, key=lambda cf: (cf[1].end - cf[1].start, cf[1].start))
 
 
 class Hover(Feature):
@@ -101,8 +180,14 @@ class Hover(Feature):
         if state is None or doc is None or state.outcome is None or state.checked_version != doc.version:
             return None
         index = DocumentIndex(state.outcome.snapshot.text, ls.workspace.position_codec)
-        s = sentence_at(state, index.offset(params.position))
+        offset = index.offset(params.position)
+        s = sentence_at(state, offset)
         if s is None:
             return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render(state, s)),
-                           range=index.range(s.start, s.end))
+        flagged = claims_at(state, s, offset)
+        value, (start, end) = render(state, s), (s.start, s.end)
+        if flagged:  # the claim(s) under the cursor first, then the sentence they belong to
+            value = "\n\n---\n\n".join([*(render_claim(state, c, f) for c, f in flagged), value])
+            start, end = flagged[0][1].start, flagged[0][1].end
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+                           range=index.range(start, end))

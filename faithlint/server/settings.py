@@ -10,7 +10,10 @@ Precedence, lowest first (each layer only overrides the keys it sets):
 4. ``workspace/configuration`` section ``faithlint`` (user/workspace settings in the editor),
    re-read on ``workspace/didChangeConfiguration``.
 
-Keys are accepted in snake_case, kebab-case or camelCase (``top_p``/``top-p``/``topP``).
+Keys are accepted in snake_case, kebab-case or camelCase (``top_p``/``top-p``/``topP``). Every key of
+``faithlint.toml`` is a setting here too, the claim ones included (``unit``, ``claimAggregation``,
+``claimExtractor``, ``llmModel``, ``llmEndpoint``, ...): a change re-checks the open drafts, and the
+linter builds the claim extractor the new settings name (nothing here caches per setting).
 Server-only keys, which the CLI has no use for, are handled here and never reach ``Config``:
 
 * ``debounce`` -- milliseconds to wait after the last edit before checking (default 300).

@@ -27,6 +27,7 @@ export const RESTART_SETTINGS = ['interpreter', 'serverArgs'] as const;
 
 export const FAIL_ON = ['error', 'warning', 'info', 'never'] as const;
 export const AGGREGATION = ['max', 'weighted', 'min'] as const;
+export const UNIT = ['sentence', 'claim', 'both'] as const;
 export const DEFAULT_DEBOUNCE_MS = 300;
 
 /** The `faithlint.*` settings after normalisation (unset values are null / empty). */
@@ -41,6 +42,7 @@ export interface ExtensionSettings {
   failOn: string | null;
   topP: number | null;
   aggregation: string | null;
+  unit: string | null;
   extraSettings: Record<string, unknown>;
 }
 
@@ -88,6 +90,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     failOn: optionalChoice(get('failOn'), FAIL_ON),
     topP: optionalNumber(get('topP')),
     aggregation: optionalChoice(get('aggregation'), AGGREGATION),
+    unit: optionalChoice(get('unit'), UNIT),
     extraSettings: isRecord(get('extraSettings')) ? { ...(get('extraSettings') as Record<string, unknown>) } : {},
   };
 }
@@ -126,6 +129,9 @@ export function toServerSettings(s: ExtensionSettings): Record<string, unknown> 
   }
   if (s.aggregation !== null) {
     out.aggregation = s.aggregation;
+  }
+  if (s.unit !== null) {
+    out.unit = s.unit;
   }
   return out;
 }

@@ -54,6 +54,7 @@ describe('readSettings / toServerSettings', () => {
       failOn: 'error',
       topP: 0.8,
       aggregation: 'weighted',
+      unit: 'claim',
     });
     assert.deepEqual(toServerSettings(settings), {
       model: './models/checker',
@@ -63,11 +64,12 @@ describe('readSettings / toServerSettings', () => {
       fail_on: 'error',
       top_p: 0.8,
       aggregation: 'weighted',
+      unit: 'claim',
     });
   });
 
   it('treats "default" choices, empty strings and empty lists as unset', () => {
-    const settings = settingsFrom({ model: '  ', failOn: 'default', aggregation: 'default', select: [], debounce: null });
+    const settings = settingsFrom({ model: '  ', failOn: 'default', aggregation: 'default', unit: 'default', select: [], debounce: null });
     assert.deepEqual(toServerSettings(settings), {});
   });
 

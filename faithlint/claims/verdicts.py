@@ -1,0 +1,64 @@
+"""Claim verdicts in a check: a claim's result, its sentence's verdict from them, and which findings stay."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from faithlint.claims.aggregate import aggregate
+from faithlint.claims.units import ClaimUnit
+from faithlint.rules.operating_point import OperatingPoint, claim_code
+from faithlint.types import LABELS, ClaimResult, Finding, SentenceResult, scale_1_5
+
+Verdict = tuple[np.ndarray, object, list]  # probabilities, deciding evidence, all evidence (as in the linter)
+
+
+def claim_result(c: ClaimUnit, verdict: Verdict) -> ClaimResult:
+    probs, evidence, windows = verdict
+    score = float(probs[0])
+    return ClaimResult(start=c.start, end=c.end, text=c.text, label=LABELS[int(np.argmax(probs))],
+                       probs={k: float(v) for k, v in zip(LABELS, probs)}, score=score, scale_1_5=scale_1_5(score),
+                       evidence=evidence, windows=windows, subject=c.words("subject"),
+                       predicate=c.words("predicate"), object=c.words("object"), spans=dict(c.spans))
+
+
+def claims_verdict(s: SentenceResult, mode: str) -> tuple[np.ndarray, int]:
+    claims = s.claims or []
+    return aggregate([[c.probs[k] for k in LABELS] for c in claims], mode)
+
+
+def take_claims_verdict(s: SentenceResult, mode: str) -> None:
+    """A sentence judged through its claims takes their aggregate (``claim_aggregation``), and the deciding
+    claim's evidence; its windows are all its claims' (FL400 looks for its values in them)."""
+    probs, best = claims_verdict(s, mode)
+    claims = s.claims or []
+    s.probs = {k: float(v) for k, v in zip(LABELS, probs)}
+    s.label = LABELS[int(np.argmax(probs))]
+    s.score = float(probs[0])
+    s.scale_1_5 = scale_1_5(s.score)
+    s.evidence = claims[best].evidence
+    seen: set[tuple[str, int, int]] = set()
+    s.windows = [w for c in claims for w in c.windows
+                 if (w.source, w.start, w.end) not in seen and not seen.add((w.source, w.start, w.end))]
+
+
+def claims_flag(s: SentenceResult, mode: str, point: OperatingPoint) -> bool:
+    """Whether the sentence's claims, aggregated, flag it: ``strict`` reports every flagged claim; ``soft`` and
+    ``major`` only the flagged claims of a sentence whose aggregate is flagged at the claim operating point."""
+    if mode == "strict":
+        return True
+    probs, _ = claims_verdict(s, mode)
+    return claim_code(float(probs[0]), float(probs[2]), point) is not None
+
+
+def deduplicated(own: list[Finding], claims: list[Finding]) -> list[Finding]:
+    """The sentence's own findings that its claim findings do not make redundant.
+
+    A claim finding is the more precise report: any replaces the sentence's FL200 (unsupported) and FL300
+    (unsure); an FL110 replaces its FL100. A sentence contradiction whose claims are only unsupported stays:
+    it says more than they do. Span findings (FL400 values) always stay.
+    """
+    if not claims:
+        return own
+    codes = {f.code for f in claims}
+    drop = {"FL200", "FL300"} | ({"FL100"} if "FL110" in codes else set())
+    return [f for f in own if f.code not in drop]

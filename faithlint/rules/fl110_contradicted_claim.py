@@ -1,0 +1,40 @@
+"""FL110 contradicted-claim: one claim triplet of a sentence is contradicted by the context.
+
+Reported with ``unit = "claim"`` or ``"both"``, ranged over the claim's own words (subject to object), so
+the finding says which fact is wrong where a sentence carries several. Also reported for an unsupported claim
+whose value conflicts with a value of the same kind in its evidence (see ``RuleContext.claim_code``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.claim_finding import claim_finding
+from faithlint.types import Finding
+
+
+class ContradictedClaim(Rule):
+    code = "FL110"
+    name = "contradicted-claim"
+    severity = "error"
+    summary = "The checker is confident the context contradicts one claim (subject, predicate, object) of the sentence."
+    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/claims_check.py
+    units = ("claim",)
+
+    def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
+        if ctx.claim_code(judged) != self.code:
+            return []
+        r = judged.result
+        conflicts = ctx.value_conflicts(judged)
+        if conflicts:
+            m = conflicts[0]
+            why = f"the context has \u2018{m.context_value.text}\u2019, not \u2018{m.value.text}\u2019"
+        else:
+            why = f"contradiction {r.probs['contradiction']:.2f}"
+        message = (f"Claim contradicted by the context: \u201c{r.text}\u201d ({why}); "
+                   f"evidence: \u201c{judged.quote}\u201d")
+        return [claim_finding(self, ctx, judged, message)]
+
+
+RULE = ContradictedClaim()

@@ -1,0 +1,32 @@
+"""FL210 unsupported-claim: the context does not support one claim triplet of the sentence.
+
+Reported with ``unit = "claim"`` or ``"both"``, ranged over the claim's own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.claim_finding import claim_finding
+from faithlint.types import Finding
+
+
+class UnsupportedClaim(Rule):
+    code = "FL210"
+    name = "unsupported-claim"
+    severity = "warning"
+    summary = "The checker is confident the context does not support one claim (subject, predicate, object)."
+    threshold = 0.4  # P(entailment) < this; calibrated on claims by bench/claims_check.py
+    units = ("claim",)
+
+    def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
+        if ctx.claim_code(judged) != self.code:
+            return []
+        r = judged.result
+        message = (f"Claim not supported by the context: \u201c{r.text}\u201d (score {r.score:.2f}); "
+                   f"closest evidence: \u201c{judged.quote}\u201d")
+        return [claim_finding(self, ctx, judged, message)]
+
+
+RULE = UnsupportedClaim()
