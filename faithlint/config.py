@@ -145,6 +145,7 @@ class Config(BaseModel):
     llm_endpoint: str | None = None
     llm_endpoint_model: str | None = None
     llm_api_key_env: str = "OPENAI_API_KEY"
+    checker: Literal["nli", "llm"] = "nli"
 
     @field_validator("monitor", mode="before")
     @classmethod

@@ -94,9 +94,11 @@ class Linter:
     @property
     def checker(self) -> Any:
         with self._load_lock:
-            if self._checker is None:
-                c = self.config
-                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size, c.precision)
+            c = self.config
+            llm = (c.llm_model, c.llm_endpoint, c.llm_endpoint_model, c.llm_api_key_env) if c.checker == "llm" else None
+            if self._checker is None or getattr(self, "_checker_llm", llm) != llm:  # a given checker is kept
+                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size, c.precision, llm=llm)
+                self._checker_llm = llm
             return self._checker
 
     @property
@@ -439,10 +441,22 @@ _CHECKERS_LOCK = threading.Lock()
 
 
 def load_checker(model: str | None, device: str, max_length: int, batch_size: int,
-                 precision: str = "auto") -> Any:
-    """One loaded model per process and settings: batch runs, tests and the server share it."""
+                 precision: str = "auto", llm: tuple[str | None, str | None, str | None, str] | None = None) -> Any:
+    """One loaded model per process and settings: batch runs, tests and the server share it.
+
+    ``llm``: (llm_model, llm_endpoint, llm_endpoint_model, llm_api_key_env) for ``checker = "llm"``: the LLM
+    checker on the claim extractor's model instead of the NLI model."""
     from faithlint.checkers.nli import NLIChecker
 
+    if llm is not None:
+        key: tuple = ("llm", device, *llm)
+        with _CHECKERS_LOCK:
+            if key not in _CHECKERS:
+                from faithlint.checkers.llm_checker import LLMChecker
+                from faithlint.claims.llm import llm_extractor
+
+                _CHECKERS[key] = LLMChecker(llm_extractor(llm[0], device, *llm[1:]).generator)
+            return _CHECKERS[key]
     key = (model, device, max_length, batch_size, precision)
     with _CHECKERS_LOCK:
         if key not in _CHECKERS:

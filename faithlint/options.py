@@ -40,6 +40,9 @@ def shared_options(*, context_help: str, fail_on_help: str) -> argparse.Argument
                    help="claims -> sentence verdict (default: config, else strict)")
     p.add_argument("--claim-extractor", choices=["spacy", "llm"], default=None,
                    help="how claims are extracted: spaCy rules or an LLM (default: config, else spacy)")
+    p.add_argument("--checker", choices=["nli", "llm"], default=None,
+                   help="what judges each pair: the NLI model or an LLM (llm_model/llm_endpoint; default: config, "
+                        "else nli)")
     return p
 
 
@@ -54,7 +57,8 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
     if args.fail_on:
         overrides["fail_on"] = args.fail_on
-    for flag in ("monitor", "monitor_aggregator", "surrogate", "unit", "claim_aggregation", "claim_extractor"):
+    for flag in ("monitor", "monitor_aggregator", "surrogate", "unit", "claim_aggregation", "claim_extractor",
+                 "checker"):
         if getattr(args, flag, None):
             overrides[flag] = getattr(args, flag)
     return overrides

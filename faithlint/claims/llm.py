@@ -128,16 +128,39 @@ class HFGenerator:
         with self._lock:
             lm = self._load()
             tok = lm.tokenizer
-            if getattr(tok, "chat_template", None):
-                inputs = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt",
-                                                 return_dict=True)
-            else:  # a base model: plain text turns
-                inputs = tok(_plain_chat(messages), return_tensors="pt")
-            inputs = inputs.to(lm.device)
+            inputs = _chat_inputs(lm, messages)
             with torch.inference_mode():
                 out = lm.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False,
                                         temperature=None, top_p=None, top_k=None, pad_token_id=tok.eos_token_id)
             return tok.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+
+    def next_token_logprobs(self, messages: list[dict[str, str]], words: Sequence[str]) -> dict[str, tuple[int, float]]:
+        """For each of ``words``: (id, log-probability) of its first token as the answer's first token (one
+        forward pass, no generation); the LLM checker reads label probabilities this way."""
+        import torch
+
+        with self._lock:
+            lm = self._load()
+            inputs = _chat_inputs(lm, messages)
+            with torch.inference_mode():
+                logits = lm.model(**inputs, logits_to_keep=1).logits[0, -1].float()
+            logp = logits.log_softmax(-1).cpu()
+            out = {}
+            for word in words:
+                ids = lm.tokenizer(word, add_special_tokens=False)["input_ids"]
+                if ids:
+                    out[word] = (int(ids[0]), float(logp[ids[0]]))
+            return out
+
+
+def _chat_inputs(lm: Any, messages: list[dict[str, str]]) -> Any:
+    """The model inputs of a chat, ending where the assistant's answer starts."""
+    tok = lm.tokenizer
+    if getattr(tok, "chat_template", None):
+        inputs = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+    else:  # a base model: plain text turns
+        inputs = tok(_plain_chat(messages), return_tensors="pt")
+    return inputs.to(lm.device)
 
 
 def _plain_chat(messages: list[dict[str, str]]) -> str:
@@ -161,6 +184,10 @@ class EndpointGenerator:
         self.name = f"endpoint:{model}@{base}"
 
     def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str:
+        return _content(self.url, self.request(messages, max_new_tokens))
+
+    def request(self, messages: list[dict[str, str]], max_new_tokens: int, **extra: Any) -> str:
+        """The response body of one greedy chat completion; ``extra``: more request fields (e.g. ``logprobs``)."""
         import httpx
 
         headers = {"Content-Type": "application/json"}
@@ -168,7 +195,7 @@ class EndpointGenerator:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         body = {"model": self.model, "messages": messages, "max_tokens": max_new_tokens, "temperature": 0,
-                "stream": False}
+                "stream": False, **extra}
         try:
             resp = httpx.post(self.url, json=body, headers=headers, timeout=self.timeout)
         except httpx.TimeoutException as exc:
@@ -178,7 +205,7 @@ class EndpointGenerator:
         if resp.status_code >= 400:
             raise ModelError(f"LLM endpoint {self.url}: HTTP {resp.status_code} {resp.reason_phrase}"
                              f"{_error_detail(resp.text)}")
-        return _content(self.url, resp.text)
+        return resp.text
 
 
 def _content(url: str, text: str) -> str:
