@@ -272,3 +272,20 @@ def test_an_unknown_surrogate_id_fails_offline_in_one_line(monkeypatch, tmp_path
     monkeypatch.delenv("FAITHLINT_ALLOW_DOWNLOADS", raising=False)
     with pytest.raises(ModelError, match="not a local folder, GGUF file or cached hub model"):
         surrogate.SurrogateLM("no-such-org/no-such-model")
+
+
+def test_claims_are_rescored_by_the_monitor_without_its_marks():
+    from test_claims import ClauseExtractor
+
+    from faithlint.claims.units import ClaimUnits
+
+    mon = MarkingMonitor()
+    lt = Linter(Config(monitor="on", unit="claim", select=["FL1", "FL2"]), checker=KeywordChecker(),
+                relevance=LexicalRelevance(), splitter=SentenceSplitter(use_spacy=False), monitor=mon,
+                claims=ClaimUnits(ClauseExtractor()))
+    draft = "The pool UNSUP opened in Rome and the team met in Paris."
+    res = lt.check(draft, [ContextDoc("c.md", "The pool opened. The team met there.")])
+    (s,) = res.sentences
+    assert [c.score for c in s.claims] == [pytest.approx(0.1), pytest.approx(0.9)]
+    assert all(c.monitor is not None and c.monitor.marks == [] for c in s.claims)  # marks index the verbalisation
+    assert [(f.code, draft[f.start:f.end]) for f in res.findings] == [("FL210", "The pool UNSUP opened in Rome")]
