@@ -1,4 +1,4 @@
-"""Command line: ``faithlint check | synth | train | serve | watch``.
+"""Command line: ``faithlint check | fix | synth | train | serve | watch``.
 
 A thin wrapper over :class:`faithlint.linter.Linter`. Exit codes: 0 clean,
 1 findings at or above ``--fail-on``, 2 usage or runtime error. User errors are
@@ -19,7 +19,7 @@ from typing import Any
 from faithlint import __version__
 from faithlint.errors import FaithlintError, InputError
 from faithlint.formats import FORMATS
-from faithlint.options import cli_overrides, fails, shared_options
+from faithlint.options import add_fix_arguments, cli_overrides, fails, shared_options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="apply safe fixes to the drafts (the FL400 value swap), then report what remains")
     fixing.add_argument("--diff", action="store_true",
                         help="print the safe fixes as a unified diff instead of the report; change nothing")
+
+    add_fix_arguments(sub.add_parser("fix", help="correct drafts from their context: print a diff, or --write it",
+                                     parents=[shared_options(context_help="context file or folder (repeatable)",
+                                                             fail_on_help="lowest severity that fails")]))
 
     s = sub.add_parser("synth", help="write synthetic faithful/hallucinated pairs from your context files")
     s.add_argument("paths", nargs="+", type=Path, help="context files or folders")
@@ -117,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "fix":
+            return cmd_fix(args)
         if args.command == "synth":
             return cmd_synth(args)
         if args.command == "train":
@@ -335,6 +341,46 @@ class _Fixer:
             return "no safe fixes" + (" to show" if self.diff else " to apply")
         n = f"{self.fixed} fix{'es' if self.fixed != 1 else ''} in {self.drafts} draft{'s' if self.drafts != 1 else ''}"
         return f"{n} (not applied: --fix applies them)" if self.diff else f"applied {n}"
+
+
+# ---------------------------------------------------------------------- fix
+def cmd_fix(args: argparse.Namespace) -> int:
+    """``faithlint fix``: each draft's corrections as a diff, written only with ``--write`` (see docs/fix.md)."""
+    import faithlint.correctors.run as run
+    from faithlint import api
+    from faithlint.drafts import prepare_draft
+    from faithlint.fixes import unified_diff
+    from faithlint.linter import Linter
+
+    start = args.paths[0].parent if args.paths[0].is_file() else args.paths[0]
+    config, config_path = _config(args, start if start.exists() else Path.cwd())
+    linter = Linter(config)
+    jobs = [prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
+                          allow_no_context=args.allow_no_context) for d in _drafts(args.paths, config)]
+    from faithlint.correctors.rac import RACCorrector
+
+    rac = RACCorrector(linter) if args.method == "rac" else None
+    diffs, results, proposed, written = [], [], 0, 0
+    for job in jobs:
+        name = _display(job.path)
+        res = _checked(api, name, job, linter=linter, path=name, method="check_prepared")
+        fixes, new = _checked(run, name, job, res, args.method, rac, method="corrections")
+        if new != job.text:
+            proposed += len(fixes)
+            diffs.append(unified_diff(job.text, new, name))
+            if args.write:
+                run.write_corrected(job.path, job.text, new, name)
+                written += 1
+                for fx in fixes:
+                    print(f"faithlint: {name}: wrote: {fx.title}", file=sys.stderr)
+                res = _checked(api, name, new, job.context, path=name, query=job.pairing.query,
+                               markdown=job.markdown, linter=linter)
+        results.append(res)
+    _emit("".join(diffs), None)
+    n = f"{proposed} fix{'es' if proposed != 1 else ''}"
+    print("faithlint: " + ("nothing to fix" if not proposed else f"wrote {n} to {written} draft(s)" if args.write
+                           else f"{n} proposed (not written: --write writes them)"), file=sys.stderr)
+    return 1 if proposed and not args.write else _exit_code(results, config.fail_on)
 
 
 def _refuse_input_as_output(output: Path, inputs: Sequence[Path]) -> None:

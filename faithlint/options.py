@@ -70,3 +70,16 @@ def fails(findings: Iterable[Any], fail_on: str) -> bool:
         return False
     floor = SEVERITY_RANK[fail_on]
     return any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in findings)
+
+
+def add_fix_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``faithlint fix``'s own arguments (the shared ones come from :func:`shared_options`)."""
+    p.description = ("Correct the flagged sentences of drafts from their context. Prints a unified diff and "
+                     "changes nothing unless --write. Exit 0: nothing to fix and no findings at --fail-on; 1: fixes "
+                     "were proposed (without --write) or findings remain (after --write); 2: error.")
+    p.add_argument("paths", nargs="+", type=Path, help="draft files or folders (.md, .txt)")
+    p.add_argument("--method", choices=["rac", "values"], default="rac",
+                   help="rac: retrieval-augmented correction of flagged sentences, re-checked (default); "
+                        "values: only the FL400 value swap of check --fix")
+    p.add_argument("--write", action="store_true", help="write the corrected drafts (the diff is still printed)")
+    return p
