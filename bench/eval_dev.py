@@ -123,6 +123,7 @@ def unit_codes(s: dict, point, unit: str = "sentence", mode: str = "strict", cla
                ) -> tuple[list[float], list[tuple[str, int, int]]]:
     """(the probabilities deciding the sentence, the error/warning findings (code, start, end)) of one dumped
     sentence as the linter reports them with ``unit`` (see Linter._findings: the same gate and de-duplication)."""
+    from faithlint.claims.verdicts import replaced
     from faithlint.rules.operating_point import claim_code, sentence_code
 
     agg = claims_verdict(s, mode) if unit != "sentence" else None
@@ -139,10 +140,8 @@ def unit_codes(s: dict, point, unit: str = "sentence", mode: str = "strict", cla
         gate = mode == "strict" or claim_code(agg[0], agg[2], cp) is not None
         found = [(c2, c["start"], c["end"]) for c in s["claims"]
                  if gate and (c2 := claim_code(c["p"][0], c["p"][2], cp))]
-        codes = {c for c, _, _ in found}
-        if found:
-            drop = {"FL200"} | ({"FL100"} if "FL110" in codes else set())
-            out = [f for f in out if f[0] not in drop] + found
+        drop = replaced({c for c, _, _ in found})
+        out = [f for f in out if f[0] not in drop] + found
     return p, out
 
 

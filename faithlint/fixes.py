@@ -163,7 +163,7 @@ def finding_data(f: Finding, text: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------- built-ins
 
-def _short(s: str, n: int = 60) -> str:
+def shorten(s: str, n: int = 60) -> str:
     s = " ".join(s.split())
     return s if len(s) <= n else s[:n - 1].rstrip() + "\u2026"
 
@@ -180,8 +180,8 @@ class ReplaceValue:
         value, new = str(target.data.get("value", "")), str(target.data["context_value"])
         if span is None or target.text[span[0]:span[1]] != value or value == new:
             return []
-        return [Proposal(f"Replace \u2018{_short(value, 30)}\u2019 with \u2018{_short(new, 30)}\u2019 from the context",
-                         preferred=True, safe=True)]
+        title = f"Replace \u2018{shorten(value, 30)}\u2019 with \u2018{shorten(new, 30)}\u2019 from the context"
+        return [Proposal(title, preferred=True, safe=True)]
 
     def edits(self, target: FixTarget, args: dict[str, Any]) -> list[Edit]:
         span = target.span("start_end")
@@ -198,7 +198,7 @@ class ReplaceWithEvidence:
         quote = str(target.data.get("quote") or "").strip()
         if not marks_sentence(target.code) or not quote or target.span("sentence") is None:
             return []
-        return [Proposal(f"Replace the sentence with the evidence: \u201c{_short(quote)}\u201d")]
+        return [Proposal(f"Replace the sentence with the evidence: \u201c{shorten(quote)}\u201d")]
 
     def edits(self, target: FixTarget, args: dict[str, Any]) -> list[Edit]:
         span = target.span("sentence")

@@ -25,7 +25,7 @@ from cachetools import LRUCache, cachedmethod
 from faithlint.aggregators import aggregator_for
 from faithlint.claims.aggregate import supported_share
 from faithlint.claims.units import ClaimUnit, ClaimUnits
-from faithlint.claims.verdicts import claim_result, claims_flag, deduplicated, take_claims_verdict
+from faithlint.claims.verdicts import Verdict, claim_result, claims_flag, deduplicated, take_claims_verdict
 from faithlint.config import Config
 from faithlint.context_index import ContextIndex, doc_key
 from faithlint.digests import digest
@@ -37,11 +37,10 @@ from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
 from faithlint.sentences import SentenceSplitter
 from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, RuleLike, Selection, Unit, UnitExtractor
-from faithlint.types import LABELS, ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, scale_1_5
+from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, verdict_fields
 from faithlint.units import SentenceExtractor
 from faithlint.windows import token_budget
 
-Verdict = tuple[np.ndarray, Evidence | None, list[Evidence]]  # probabilities, deciding evidence, all evidence
 _NEUTRAL = np.array([0.0, 1.0, 0.0])
 _ENTAILED = np.array([1.0, 0.0, 0.0])
 
@@ -377,11 +376,7 @@ class Linter:
         units += [c for r in results for c in r.claims or ()]
         verdicts = monitor.judge(units, context, query, self.values_absent, cfg.monitor_aggregator)
         for r, v in zip(units, verdicts):
-            p = v.p
-            r.probs = rescored(p, r.probs["contradiction"])
-            r.label = max(r.probs, key=r.probs.__getitem__)
-            r.score = p
-            r.scale_1_5 = scale_1_5(p)
+            r.set_verdict([*rescored(v.p, r.probs["contradiction"]).values()])
             r.monitor = dataclasses.replace(v, marks=[]) if isinstance(r, ClaimResult) else v
         return cfg.operating_point(monitor.model.thresholds.get(cfg.monitor_aggregator))
 
@@ -429,11 +424,8 @@ class Linter:
 def _sentence_result(u: Unit, verdict: Verdict, claims: list[ClaimResult] | None,
                      verdict_from: str = "sentence") -> SentenceResult:
     probs, evidence, windows = verdict
-    score = float(probs[0])
-    return SentenceResult(start=u.start, end=u.end, text=u.text, label=LABELS[int(np.argmax(probs))],
-                          probs={k: float(v) for k, v in zip(LABELS, probs)}, score=score,
-                          scale_1_5=scale_1_5(score), evidence=evidence, windows=windows, claims=claims,
-                          verdict_from=verdict_from)
+    return SentenceResult(start=u.start, end=u.end, text=u.text, **verdict_fields(probs), evidence=evidence,
+                          windows=windows, claims=claims, verdict_from=verdict_from)
 
 
 _CHECKERS: dict[tuple, Any] = {}

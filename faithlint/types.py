@@ -8,6 +8,7 @@ from them by :mod:`faithlint.positions`.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,13 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 def scale_1_5(score: float) -> int:
     """Map a faithfulness probability onto the 1-5 scale (5 = fully supported)."""
     return int(1 + round(4 * min(max(score, 0.0), 1.0)))
+
+
+def verdict_fields(probs: Sequence[float]) -> dict[str, Any]:
+    """A result's label (the most likely; the first on a tie), probabilities, score (P(entailment)) and 1-5 scale."""
+    p = {k: float(v) for k, v in zip(LABELS, probs)}
+    return {"label": max(p, key=p.__getitem__), "probs": p, "score": p["entailment"],
+            "scale_1_5": scale_1_5(p["entailment"])}
 
 
 @dataclass
@@ -105,6 +113,11 @@ class SentenceResult:
     monitor: Any = None  # faithlint.monitor.monitor.MonitorVerdict when the monitor is on
     claims: list[ClaimResult] | None = None  # with unit = "claim" or "both"; None: claims were not extracted
     verdict_from: str = "sentence"  # "sentence": the checker judged the sentence; "claims": aggregated from claims
+
+    def set_verdict(self, probs: Sequence[float]) -> None:
+        """Take (entailment, neutral, contradiction) probabilities: label, probs, score and the 1-5 scale follow."""
+        for key, value in verdict_fields(probs).items():
+            setattr(self, key, value)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"start": self.start, "end": self.end, "text": self.text, "label": self.label,

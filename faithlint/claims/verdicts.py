@@ -7,18 +7,16 @@ import numpy as np
 from faithlint.claims.aggregate import aggregate
 from faithlint.claims.units import ClaimUnit
 from faithlint.rules.operating_point import OperatingPoint, claim_code
-from faithlint.types import LABELS, ClaimResult, Finding, SentenceResult, scale_1_5
+from faithlint.types import LABELS, ClaimResult, Evidence, Finding, SentenceResult, verdict_fields
 
-Verdict = tuple[np.ndarray, object, list]  # probabilities, deciding evidence, all evidence (as in the linter)
+Verdict = tuple[np.ndarray, Evidence | None, list[Evidence]]  # probabilities, deciding evidence, all evidence
 
 
 def claim_result(c: ClaimUnit, verdict: Verdict) -> ClaimResult:
     probs, evidence, windows = verdict
-    score = float(probs[0])
-    return ClaimResult(start=c.start, end=c.end, text=c.text, label=LABELS[int(np.argmax(probs))],
-                       probs={k: float(v) for k, v in zip(LABELS, probs)}, score=score, scale_1_5=scale_1_5(score),
-                       evidence=evidence, windows=windows, subject=c.words("subject"),
-                       predicate=c.words("predicate"), object=c.words("object"), spans=dict(c.spans))
+    return ClaimResult(start=c.start, end=c.end, text=c.text, **verdict_fields(probs), evidence=evidence,
+                       windows=windows, subject=c.words("subject"), predicate=c.words("predicate"),
+                       object=c.words("object"), spans=dict(c.spans))
 
 
 def claims_verdict(s: SentenceResult, mode: str) -> tuple[np.ndarray, int]:
@@ -31,10 +29,7 @@ def take_claims_verdict(s: SentenceResult, mode: str) -> None:
     claim's evidence; its windows are all its claims' (FL400 looks for its values in them)."""
     probs, best = claims_verdict(s, mode)
     claims = s.claims or []
-    s.probs = {k: float(v) for k, v in zip(LABELS, probs)}
-    s.label = LABELS[int(np.argmax(probs))]
-    s.score = float(probs[0])
-    s.scale_1_5 = scale_1_5(s.score)
+    s.set_verdict(probs)
     s.evidence = claims[best].evidence
     seen: set[tuple[str, int, int]] = set()
     s.windows = [w for c in claims for w in c.windows
@@ -50,15 +45,19 @@ def claims_flag(s: SentenceResult, mode: str, point: OperatingPoint) -> bool:
     return claim_code(float(probs[0]), float(probs[2]), point) is not None
 
 
-def deduplicated(own: list[Finding], claims: list[Finding]) -> list[Finding]:
-    """The sentence's own findings that its claim findings do not make redundant.
+def replaced(claim_codes: set[str]) -> set[str]:
+    """The sentence codes that claim findings with ``claim_codes`` make redundant.
 
     A claim finding is the more precise report: any replaces the sentence's FL200 (unsupported) and FL300
     (unsure); an FL110 replaces its FL100. A sentence contradiction whose claims are only unsupported stays:
     it says more than they do. Span findings (FL400 values) always stay.
     """
-    if not claims:
-        return own
-    codes = {f.code for f in claims}
-    drop = {"FL200", "FL300"} | ({"FL100"} if "FL110" in codes else set())
+    if not claim_codes:
+        return set()
+    return {"FL200", "FL300"} | ({"FL100"} if "FL110" in claim_codes else set())
+
+
+def deduplicated(own: list[Finding], claims: list[Finding]) -> list[Finding]:
+    """The sentence's own findings that its claim findings do not make redundant (:func:`replaced`)."""
+    drop = replaced({f.code for f in claims})
     return [f for f in own if f.code not in drop]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from faithlint.fixes import Edit, Fix, apply_edits
+from faithlint.fixes import Edit, Fix, apply_edits, shorten
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
 FLAGS = ("FL100", "FL110", "FL200", "FL210", "FL400")  # findings that make a sentence a correction target
@@ -53,11 +53,6 @@ class Target:
     codes: list[str]
     facts: list[Fact]
     evidence: str = ""
-
-
-def _short(s: str, n: int = 60) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[:n - 1].rstrip() + "\u2026"
 
 
 class RACCorrector:
@@ -143,13 +138,13 @@ class RACCorrector:
                     edits[(e.start, e.end)] = e
                     pairs.append(pair)
         if edits:
-            title = ", ".join(f"{_short(a, 30)} \u2192 {_short(b, 30)}" for a, b in pairs)
+            title = ", ".join(f"{shorten(a, 30)} \u2192 {shorten(b, 30)}" for a, b in pairs)
             out.append((f"Correct from the context (RAC): {title}", tuple(sorted(edits.values(),
                                                                                 key=lambda e: e.start)), True))
         elif any(f.verdict == "False" for f in target.facts) or not target.facts:
             rewrite = self.rewrite(text[target.start:target.end], target)
             if rewrite:
-                out.append((f"Correct from the context (RAC): \u201c{_short(rewrite)}\u201d",
+                out.append((f"Correct from the context (RAC): \u201c{shorten(rewrite)}\u201d",
                             (Edit(target.start, target.end, rewrite),), False))
         return out
 
