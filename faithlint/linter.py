@@ -24,6 +24,7 @@ from cachetools import LRUCache, cachedmethod
 
 from faithlint.aggregators import aggregator_for
 from faithlint.claims.aggregate import supported_share
+from faithlint.claims.extractors import extractor_for, extractor_settings, warm_up
 from faithlint.claims.units import ClaimUnit, ClaimUnits
 from faithlint.claims.verdicts import Verdict, claim_result, claims_flag, deduplicated, take_claims_verdict
 from faithlint.config import Config
@@ -144,9 +145,8 @@ class Linter:
         """The claim extractor ``config.claim_extractor`` names, with its per-sentence cache."""
         with self._load_lock:
             c = self.config
-            name = (c.claim_extractor, c.llm_model, c.llm_endpoint, c.llm_endpoint_model)
+            name = extractor_settings(c)
             if self._claims is None or getattr(self, "_claims_name", name) != name:
-                from faithlint.claims.extractors import extractor_for
 
                 nlp = self._splitter.nlp if self._splitter is not None else None
                 self._claims = ClaimUnits(extractor_for(c, nlp))
@@ -180,7 +180,7 @@ class Linter:
         if self.config.monitor == "on":
             self.monitor.load()
         if self.config.unit != "sentence":
-            self.claims.extractor.extract_sentences(["faithlint loads its claim extractor."])
+            warm_up(self.claims.extractor)
 
     # ------------------------------------------------------------------ public API
     def sentences(self, text: str, markdown: bool = True, extracted: Extracted | None = None

@@ -14,6 +14,17 @@ _EXTRACTORS: dict[tuple, Any] = {}
 _LOCK = threading.Lock()
 
 
+def extractor_settings(config: Config) -> tuple[Any, ...]:
+    """The settings that decide which extractor a check uses: a change of any of them builds another."""
+    return (config.claim_extractor, config.llm_model, config.llm_endpoint, config.llm_endpoint_model,
+            config.llm_api_key_env)
+
+
+def warm_up(extractor: TripletExtractor) -> None:
+    """Load the extractor's model now (an LLM takes seconds), by extracting from one sentence."""
+    extractor.extract_sentences(["faithlint loads its claim extractor."])
+
+
 def extractor_for(config: Config, nlp: Any = None) -> TripletExtractor:
     """One extractor per process and settings, so a loaded LLM is shared by the linter, server and batch runs."""
     if config.claim_extractor == "spacy":

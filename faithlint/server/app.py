@@ -28,6 +28,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from faithlint import __version__
+from faithlint.claims.extractors import extractor_settings, warm_up
 from faithlint.config import Config
 from faithlint.errors import FaithlintError
 from faithlint.server import rpc
@@ -110,16 +111,11 @@ class Models:
             self._load_claims(key, linter)
         return linter
 
-    @staticmethod
-    def claims_key(config: Config) -> tuple[Any, ...]:
-        return (config.claim_extractor, config.llm_model, config.llm_endpoint, config.llm_endpoint_model,
-                config.llm_api_key_env)
-
     def _load_claims(self, key: tuple[Any, ...], linter: Any) -> None:
         """Load the claim extractor ``linter.config`` names, once per setting. A failure (an LLM endpoint that
         does not answer) is remembered like a model's, so edits do not wait for it again; a settings change or
         ``faithlint.recheckWorkspace`` clears it."""
-        full = ("claims", key, self.claims_key(linter.config))
+        full = ("claims", key, extractor_settings(linter.config))
         if full in self.errors:
             raise FaithlintError(self.errors[full])
         if full in self.claims_loaded:
@@ -127,7 +123,7 @@ class Models:
         name = linter.config.claim_extractor
         progress = self.server.progress_start("faithlint", f"Loading the claim extractor ({name})")
         try:
-            linter.claims.extractor.extract_sentences(["faithlint loads its claim extractor."])
+            warm_up(linter.claims.extractor)
         except Exception as exc:
             if not isinstance(exc, FaithlintError):
                 log.exception("claim extractor loading failed")
