@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from faithlint.claims.verdicts import claim_findings
 from faithlint.positions import LineIndex
 from faithlint.rules.registry import RULES
 from faithlint.types import SEVERITIES, SEVERITY_RANK, ClaimResult, DraftResult, Finding, SentenceResult
@@ -329,20 +330,6 @@ def _sentence_classes(s: SentenceResult) -> str:
 CLAIM_VERDICT = {"entailment": "supported", "neutral": "unsupported", "contradiction": "contradicted"}
 
 
-def _claim_findings(s: SentenceResult, fs: Sequence[Finding]) -> dict[int, Finding]:
-    """The finding (FL110/FL210) that reports each claim of ``s``, by claim index."""
-    out: dict[int, Finding] = {}
-    for f in fs:
-        claim = f.data.get("claim") if isinstance(f.data, Mapping) else None
-        if not isinstance(claim, Mapping):
-            continue
-        for j, c in enumerate(s.claims or ()):
-            if j not in out and (c.start, c.end, c.text) == (f.start, f.end, claim.get("text")):
-                out[j] = f
-                break
-    return out
-
-
 def _claim_tip(c: ClaimResult, f: Finding | None) -> str:
     verdict = CLAIM_VERDICT.get(c.label, c.label)
     tip = f"claim \u201c{c.text}\u201d \u00b7 {verdict} \u00b7 score {_fmt(c.score)}"
@@ -361,7 +348,7 @@ class _Claims:
     """The claims of one sentence as the draft text shows them: cut into pieces at every claim boundary."""
 
     def __init__(self, d: int, i: int, s: SentenceResult, fs: Sequence[Finding], lo: int, hi: int) -> None:
-        flagged = _claim_findings(s, fs)
+        flagged = claim_findings(s, fs)
         # clipped to the sentence as shown; a claim with no words there underlines nothing
         self.claims = [_Claim(max(c.start, lo), min(c.end, hi), f"d{d}-s{i}-c{j}", c, flagged.get(j))
                        for j, c in enumerate(s.claims or ()) if max(c.start, lo) < min(c.end, hi)]
@@ -517,7 +504,7 @@ def _claims_payload(s: SentenceResult, fs: Sequence[Finding]) -> dict[str, Any]:
     """The claims the detail panel lists (none without claim units, so older reports' data is unchanged)."""
     if s.claims is None:
         return {}
-    flagged = _claim_findings(s, fs)
+    flagged = claim_findings(s, fs)
     return {"verdict_from": s.verdict_from, "claims": [
         {"text": c.text, "verdict": CLAIM_VERDICT.get(c.label, c.label), "score": _fmt(c.score),
          "code": flagged[j].code if j in flagged else None,

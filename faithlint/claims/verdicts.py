@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 from faithlint.claims.aggregate import aggregate
@@ -17,6 +19,21 @@ def claim_result(c: ClaimUnit, verdict: Verdict) -> ClaimResult:
     return ClaimResult(start=c.start, end=c.end, text=c.text, **verdict_fields(probs), evidence=evidence,
                        windows=windows, subject=c.words("subject"), predicate=c.words("predicate"),
                        object=c.words("object"), spans=dict(c.spans))
+
+
+def claim_findings(s: SentenceResult, findings: Sequence[Finding]) -> dict[int, Finding]:
+    """The finding (FL110/FL210) that reports each claim of ``s``, by claim index (the hover and the HTML report
+    show a claim's verdict beside the finding about it)."""
+    out: dict[int, Finding] = {}
+    for f in findings:
+        claim = f.data.get("claim") if isinstance(f.data, Mapping) else None
+        if not isinstance(claim, Mapping):
+            continue
+        for j, c in enumerate(s.claims or ()):
+            if j not in out and (c.start, c.end, c.text) == (f.start, f.end, claim.get("text")):
+                out[j] = f
+                break
+    return out
 
 
 def claims_verdict(s: SentenceResult, mode: str) -> tuple[np.ndarray, int]:

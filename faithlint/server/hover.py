@@ -13,6 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from faithlint.claims.verdicts import claim_findings as core_claim_findings
 from faithlint.server.app import DocState
 from faithlint.server.feature import Feature, Handler
 from faithlint.server.text import DocumentIndex
@@ -70,19 +71,9 @@ def _md(text: str) -> str:
 def claim_findings(state: DocState, s: SentenceResult) -> dict[int, Finding]:
     """The claim findings (FL110/FL210) of ``s``, by the index of the claim each reports."""
     outcome = state.outcome
-    claims = s.claims or []
-    if outcome is None or outcome.result is None or not claims:
+    if outcome is None or outcome.result is None or not s.claims:
         return {}
-    out: dict[int, Finding] = {}
-    for f in outcome.result.findings:
-        claim = f.data.get("claim") if isinstance(f.data, dict) else None
-        if not isinstance(claim, dict) or not s.start <= f.start <= f.end <= s.end:
-            continue
-        for i, c in enumerate(claims):
-            if (c.start, c.end, c.text) == (f.start, f.end, claim.get("text")) and i not in out:
-                out[i] = f
-                break
-    return out
+    return core_claim_findings(s, outcome.result.findings)
 
 
 def _claim_line(c: ClaimResult, f: Finding | None) -> str:
