@@ -39,6 +39,7 @@ from faithlint.selection import claim, selector_for, verbatim_evidence
 from faithlint.sentences import SentenceSplitter
 from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, RuleLike, Selection, Unit, UnitExtractor
 from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, verdict_fields
+from faithlint.types import scale_1_5 as scale_1_5  # re-exported: it was defined here before types.py
 from faithlint.units import SentenceExtractor
 from faithlint.windows import token_budget
 
