@@ -145,7 +145,17 @@ class Config(BaseModel):
     llm_endpoint: str | None = None
     llm_endpoint_model: str | None = None
     llm_api_key_env: str = "OPENAI_API_KEY"
+    llm_timeout: float = Field(default=120.0, gt=0.0, le=3600.0)
     checker: Literal["nli", "llm"] = "nli"
+    rac_drop_unmentioned: bool = False
+    fod_tau1: float = Field(default=0.7, ge=0.0, le=1.0)
+    fod_tau2: float = Field(default=0.85, ge=0.0, le=1.0)
+    fod_beams: int = Field(default=2, ge=1, le=16)
+    fod_samples: int = Field(default=6, ge=1, le=32)
+    fod_sentences: int = Field(default=1, ge=1, le=8)
+    fod_max_new_tokens: int = Field(default=48, ge=8, le=512)
+    fod_temperature: float = Field(default=0.8, gt=0.0, le=2.0)
+    fod_seed: int = 0
 
     @field_validator("monitor", mode="before")
     @classmethod

@@ -17,3 +17,7 @@ class InputError(FaithlintError):
 
 class ModelError(FaithlintError):
     """A checker model that cannot be loaded or is not an NLI classifier."""
+
+
+class Cancelled(FaithlintError):
+    """The user cancelled a long operation (a correction in the editor); nothing was changed."""

@@ -13,20 +13,25 @@ For each sentence the linter flags (FL100/FL110/FL200/FL210/FL400):
 4. every candidate is re-checked against the same context with the same settings (claims included); a
    candidate with an FL100/FL110/FL200/FL210 on its sentence is never offered.
 
+With ``rac_drop_unmentioned`` the Not-Mentioned facts go too: the LLM is asked to leave them out, and a sentence
+with no True fact (and nothing to correct from the evidence) is offered for deletion.
+
 Nothing is written here: the fixes go to ``faithlint fix`` (a diff, or ``--write``) or an editor.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from faithlint.correctors.base import BLOCKING, FLAGS, Corrections, Progress, check_cancel, overlaps
 from faithlint.fixes import Edit, Fix, apply_edits, shorten
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
-FLAGS = ("FL100", "FL110", "FL200", "FL210", "FL400")  # findings that make a sentence a correction target
-BLOCKING = ("FL100", "FL110", "FL200", "FL210")  # a candidate with one of these on its sentence is not offered
+__all__ = ["BLOCKING", "FLAGS", "Fact", "RACCorrector", "Target"]
+
 VERDICTS = {"entailment": "True", "contradiction": "False", "neutral": "Not Mentioned"}
 ID = "faithlint.rac"
 
@@ -64,6 +69,7 @@ class RACCorrector:
     """
 
     id = ID
+    title = "Correct from the context (RAC)"
 
     def __init__(self, linter: Any, generator: Any = None, max_new_tokens: int = 96) -> None:
         from faithlint.linter import Linter
@@ -141,23 +147,35 @@ class RACCorrector:
             title = ", ".join(f"{shorten(a, 30)} \u2192 {shorten(b, 30)}" for a, b in pairs)
             out.append((f"Correct from the context (RAC): {title}", tuple(sorted(edits.values(),
                                                                                 key=lambda e: e.start)), True))
-        elif any(f.verdict == "False" for f in target.facts) or not target.facts:
-            rewrite = self.rewrite(text[target.start:target.end], target)
+        drop = self.linter.config.rac_drop_unmentioned
+        unmentioned = any(f.verdict == "Not Mentioned" for f in target.facts)
+        if not edits and (any(f.verdict == "False" for f in target.facts) or not target.facts
+                          or (drop and unmentioned)):
+            rewrite = self.rewrite(text[target.start:target.end], target, drop=drop)
             if rewrite:
                 out.append((f"Correct from the context (RAC): \u201c{shorten(rewrite)}\u201d",
                             (Edit(target.start, target.end, rewrite),), False))
+        if drop and not edits and not any(f.verdict == "True" for f in target.facts):
+            end = target.end
+            while end < len(text) and text[end] in " \t":
+                end += 1  # the space before the next sentence goes with it
+            out.append(("Correct from the context (RAC): delete the unsupported sentence",
+                        (Edit(target.start, end, ""),), False))
         return out
 
-    def rewrite(self, sentence: str, target: Target) -> str | None:
+    def rewrite(self, sentence: str, target: Target, drop: bool = False) -> str | None:
         """The LLM's rewrite of ``sentence`` from the evidence, keeping the True facts (None without an LLM)."""
         gen = self.generator
         if gen is None or not target.evidence:
             return None
         true = [f.text for f in target.facts if f.verdict == "True"]
         false = [f.text for f in target.facts if f.verdict == "False"]
+        absent = [f.text for f in target.facts if f.verdict == "Not Mentioned"] if drop else []
         prompt = (f"Evidence:\n{target.evidence}\n\nSentence:\n{sentence}\n\n"
                   + ("Facts to keep (true):\n" + "\n".join(f"- {t}" for t in true) + "\n\n" if true else "")
                   + ("Facts to correct (false):\n" + "\n".join(f"- {t}" for t in false) + "\n\n" if false else "")
+                  + ("Facts to leave out (not in the evidence):\n" + "\n".join(f"- {t}" for t in absent) + "\n\n"
+                     if absent else "")
                   + "Rewrite the sentence so that everything it says is supported by the evidence. Keep the true "
                     "facts and the wording where you can. Answer with the corrected sentence only.")
         messages = [{"role": "system", "content": "You correct sentences so that they agree with the evidence."},
@@ -173,23 +191,58 @@ class RACCorrector:
         shift = sum(len(e.new_text) - (e.end - e.start) for e in edits)
         start, end = target.start, target.end + shift
         res = self.check(new, context, query, markdown)
+        deleted = len(edits) == 1 and not edits[0].new_text and edits[0].start == target.start
+        if deleted:  # nothing left to judge there: the deletion must not make another sentence unsupported
+            return not any(f.code in BLOCKING and start - 1 <= f.start <= start + 1 for f in res.findings)
         if not any(s.start < end and start < s.end for s in res.sentences):
             return False  # the sentence vanished: nothing was judged
         return not any(f.code in BLOCKING and f.start < end and start < f.end for f in res.findings)
 
     # ------------------------------------------------------------------ entry point
+    def correct(self, text: str, context: Sequence[ContextDoc], *, query: str | None = None, markdown: bool = True,
+                within: tuple[int, int] | None = None, cancel: threading.Event | None = None,
+                progress: Progress | None = None) -> Corrections:
+        """The re-checked correction of each flagged sentence (overlapping ``within``), in text order."""
+        out = Corrections()
+        if not context:
+            out.notes.append("RAC: no context to correct from")
+            return out
+        report = progress or (lambda message, percentage=None: None)
+        report("RAC: verifying the facts of the flagged sentences", 0)
+        targets = [t for t in self.targets(text, context, query, markdown) if overlaps(t.start, t.end, within)]
+        for n, target in enumerate(targets):
+            check_cancel(cancel)
+            report(f"RAC: correcting sentence {n + 1} of {len(targets)}", int(100 * (n + 0.5) / len(targets)))
+            found = False
+            for title, edits, safe in self.candidates(text, target):
+                check_cancel(cancel)
+                if self.supported(text, edits, context, query, markdown, target):
+                    out.fixes.append(Fix(ID, target.codes[0], title, edits, safe))
+                    found = True
+                    break
+            if not found:
+                out.notes.append(_no_fix_note(text, target, self.generator is not None))
+        if not targets:
+            out.notes.append("RAC: no flagged sentence to correct" + (" there" if within else ""))
+        report("RAC: done", 100)
+        return out
+
     def fixes(self, text: str, context: Sequence[ContextDoc], *, query: str | None = None,
               markdown: bool = True) -> list[Fix]:
         """The re-checked corrections of every flagged sentence, in text order (one per sentence)."""
-        if not context:
-            return []
-        out: list[Fix] = []
-        for target in self.targets(text, context, query, markdown):
-            for title, edits, safe in self.candidates(text, target):
-                if self.supported(text, edits, context, query, markdown, target):
-                    out.append(Fix(ID, target.codes[0], title, edits, safe))
-                    break
-        return out
+        return self.correct(text, context, query=query, markdown=markdown).fixes
+
+
+def _no_fix_note(text: str, target: Target, llm: bool) -> str:
+    sentence = shorten(" ".join(text[target.start:target.end].split()), 50)
+    false = [f for f in target.facts if f.verdict == "False"]
+    if false and not llm:
+        why = "its false facts have no value to take from the evidence; set llm_model or llm_endpoint to rewrite it"
+    elif not false and not llm:
+        why = "no fact is contradicted by the evidence (the Not-Mentioned ones stay unless rac_drop_unmentioned)"
+    else:
+        why = "no candidate was judged supported when re-checked"
+    return f"RAC: \u201c{sentence}\u201d: no correction ({why})"
 
 
 def _evidence(s: SentenceResult) -> str:
