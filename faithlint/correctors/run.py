@@ -15,7 +15,21 @@ from faithlint.errors import FaithlintError, InputError
 from faithlint.fixes import Fix, fix_text, safe_fixes, write_fixed
 from faithlint.types import DraftResult
 
-METHODS = ("rac", "values")
+METHODS = ("rac", "fod", "values")
+MODEL_METHODS = ("rac", "fod")  # the methods that run a SentenceCorrector
+
+
+def corrector_for(method: str, linter: Any) -> Any:
+    """The :class:`~faithlint.correctors.base.SentenceCorrector` of ``method`` on ``linter``'s models and settings."""
+    if method == "rac":
+        from faithlint.correctors.rac import RACCorrector
+
+        return RACCorrector(linter)
+    if method == "fod":
+        from faithlint.correctors.fod import FODCorrector
+
+        return FODCorrector(linter)
+    raise InputError(f"unknown correction method {method!r}; choose from {', '.join(MODEL_METHODS)}")
 
 
 def non_overlapping(fixes: Sequence[Fix]) -> list[Fix]:
