@@ -495,3 +495,17 @@ def test_a_real_local_openai_compatible_server(served_smollm2):
     print(f"\ntransformers serve ({time.perf_counter() - start:.1f} s): {table(DRAFT, ext)} notes={ext.notes}")
     assert_well_formed(DRAFT, ext)
     assert not any("generation failed" in n for n in ext.notes)  # the server answered real chat completions
+
+
+@pytest.mark.slow
+def test_the_real_local_server_samples_next_sentences(served_smollm2):
+    """FOD's sampling through the same server: n samples (one request, or one per sample when "n" is ignored)."""
+    url, model = served_smollm2
+    generator = EndpointGenerator(url, model, timeout=300)
+    messages = [{"role": "system", "content": "Answer using only the context."},
+                {"role": "user", "content": "Context:\nThe bridge opened in 1937. It was designed by Joseph Strauss."
+                                            "\n\nQuestion: Tell me about the bridge."}]
+    start = time.perf_counter()
+    out = generator.sample(messages, "The bridge opened in 1937.", 2, 24, 0.8, seed=3)
+    print(f"\ntransformers serve samples ({time.perf_counter() - start:.1f} s): {out}")
+    assert len(out) == 2 and all(isinstance(s, str) and "\n" not in s for s in out)

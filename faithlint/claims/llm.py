@@ -22,20 +22,30 @@ Conventions:
 from __future__ import annotations
 
 import difflib
-import json
-import os
 import re
-import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import regex
 
 from faithlint.claims.base import Extraction, Span, Triplet
 from faithlint.claims.triplets import as_sentence
-from faithlint.errors import ConfigError, FaithlintError, ModelError
+from faithlint.errors import FaithlintError
+from faithlint.generation import (  # the backends moved there; re-exported for existing imports
+    EndpointGenerator,
+    GenerationError,
+    Generator,
+    HFGenerator,
+    _chat_inputs,
+    _content,
+    _error_detail,
+    _one_line,
+    _plain_chat,
+    _quote,
+    make_generator,
+)
 
 __all__ = [
     "EndpointGenerator",
@@ -43,6 +53,11 @@ __all__ = [
     "Generator",
     "HFGenerator",
     "LLMTripletExtractor",
+    "_chat_inputs",
+    "_content",
+    "_error_detail",
+    "_one_line",
+    "_plain_chat",
     "llm_extractor",
 ]
 
@@ -71,7 +86,6 @@ CHUNK_SENTENCES = 8  # sentences per prompt: a 135M model loses the format on lo
 CHUNK_CHARS = 1500
 ALIGN_FRACTION = 2 / 3  # share of a part's content tokens that must match the sentence
 FUZZY_CUTOFF = 0.8  # difflib ratio at which a generated token counts as a sentence token ("costs" ~ "cost")
-MAX_NOTE = 60  # characters of a generated string quoted in a note
 
 # CJK ideographs and kana one by one (no spaces between words), other words whole, any other grapheme alone.
 _TOKEN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}\p{N}\p{M}_]+|(?!\s)\X")
@@ -86,155 +100,6 @@ _FUNCTION_WORDS = frozenset(
 _AUXILIARIES = frozenset("is are was were be been has have had do does did will would can could".split())
 _PRONOUNS = frozenset("he she it they him her them".split())
 _DETERMINERS = frozenset("the a an".split())
-
-
-class GenerationError(Exception):
-    """A model answer that cannot be used (bad JSON, missing fields): noted on the extraction, never raised."""
-
-
-class Generator(Protocol):
-    """A chat model: the extractor only needs one greedy answer to a list of chat messages."""
-
-    name: str
-
-    def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str: ...
-
-
-# ---------------------------------------------------------------------------------------------------- backends
-class HFGenerator:
-    """A local Hugging Face causal LM, by default the bundled SmolLM2-135M-Instruct: offline, no server to run.
-
-    Loaded through the monitor's surrogate loader, so both share one copy of the weights, the GGUF conversion cache
-    and its offline rules (hub ids only when cached, unless ``FAITHLINT_ALLOW_DOWNLOADS=1``).
-    """
-
-    def __init__(self, model: str | None = None, device: str = "auto") -> None:
-        self.model = model
-        self.device = device
-        self.name = f"hf:{model or 'smollm2-135m-instruct'}"
-        self._lm: Any = None
-        self._lock = threading.Lock()
-
-    def _load(self) -> Any:
-        if self._lm is None:
-            from faithlint.checkers.surrogate import load_surrogate
-
-            self._lm = load_surrogate(self.model, self.device)
-        return self._lm
-
-    def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str:
-        import torch
-
-        with self._lock:
-            lm = self._load()
-            tok = lm.tokenizer
-            inputs = _chat_inputs(lm, messages)
-            with torch.inference_mode():
-                out = lm.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False,
-                                        temperature=None, top_p=None, top_k=None, pad_token_id=tok.eos_token_id)
-            return tok.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
-
-    def next_token_logprobs(self, messages: list[dict[str, str]], words: Sequence[str]) -> dict[str, tuple[int, float]]:
-        """For each of ``words``: (id, log-probability) of its first token as the answer's first token (one
-        forward pass, no generation); the LLM checker reads label probabilities this way."""
-        import torch
-
-        with self._lock:
-            lm = self._load()
-            inputs = _chat_inputs(lm, messages)
-            with torch.inference_mode():
-                logits = lm.model(**inputs, logits_to_keep=1).logits[0, -1].float()
-            logp = logits.log_softmax(-1).cpu()
-            out = {}
-            for word in words:
-                ids = lm.tokenizer(word, add_special_tokens=False)["input_ids"]
-                if ids:
-                    out[word] = (int(ids[0]), float(logp[ids[0]]))
-            return out
-
-
-def _chat_inputs(lm: Any, messages: list[dict[str, str]]) -> Any:
-    """The model inputs of a chat, ending where the assistant's answer starts."""
-    tok = lm.tokenizer
-    if getattr(tok, "chat_template", None):
-        inputs = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
-    else:  # a base model: plain text turns
-        inputs = tok(_plain_chat(messages), return_tensors="pt")
-    return inputs.to(lm.device)
-
-
-def _plain_chat(messages: list[dict[str, str]]) -> str:
-    turns = [f"{m['role'].capitalize()}: {m['content']}" for m in messages]
-    return "\n\n".join([*turns, "Assistant:"])
-
-
-class EndpointGenerator:
-    """An OpenAI-compatible ``/v1/chat/completions`` server (vLLM, llama.cpp, `transformers serve`, OpenAI).
-
-    ``base_url`` may end in ``/v1`` or not. The API key comes from the environment variable ``api_key_env``
-    and is optional: local servers need none.
-    """
-
-    def __init__(self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", timeout: float = 60) -> None:
-        base = base_url.rstrip("/")
-        self.url = f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions"
-        self.model = model
-        self.api_key_env = api_key_env
-        self.timeout = timeout
-        self.name = f"endpoint:{model}@{base}"
-
-    def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str:
-        return _content(self.url, self.request(messages, max_new_tokens))
-
-    def request(self, messages: list[dict[str, str]], max_new_tokens: int, **extra: Any) -> str:
-        """The response body of one greedy chat completion; ``extra``: more request fields (e.g. ``logprobs``)."""
-        import httpx
-
-        headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env, "").strip() if self.api_key_env else ""
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        body = {"model": self.model, "messages": messages, "max_tokens": max_new_tokens, "temperature": 0,
-                "stream": False, **extra}
-        try:
-            resp = httpx.post(self.url, json=body, headers=headers, timeout=self.timeout)
-        except httpx.TimeoutException as exc:
-            raise ModelError(f"LLM endpoint {self.url}: no answer within {self.timeout:g} s") from exc
-        except httpx.HTTPError as exc:
-            raise ModelError(f"LLM endpoint {self.url}: cannot connect ({_one_line(exc)})") from exc
-        if resp.status_code >= 400:
-            raise ModelError(f"LLM endpoint {self.url}: HTTP {resp.status_code} {resp.reason_phrase}"
-                             f"{_error_detail(resp.text)}")
-        return resp.text
-
-
-def _content(url: str, text: str) -> str:
-    """The answer text of a chat-completions response body."""
-    try:
-        content = json.loads(text)["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise GenerationError(f"{url} answered {_quote(text)}, not a chat completion") from exc
-    if not isinstance(content, str):
-        raise GenerationError(f"{url} answered no message content")
-    return content
-
-
-def _error_detail(text: str) -> str:
-    try:
-        err = json.loads(text).get("error")
-        msg = err.get("message") if isinstance(err, dict) else err
-    except (ValueError, AttributeError):
-        msg = None
-    return f": {_one_line(msg)}" if isinstance(msg, str) and msg.strip() else ""
-
-
-def _one_line(value: object) -> str:
-    return " ".join(str(value).split())[:200]
-
-
-def _quote(text: str) -> str:
-    text = " ".join(text.split())
-    return repr(text if len(text) <= MAX_NOTE else text[: MAX_NOTE - 1] + "…")
 
 
 # ---------------------------------------------------------------------------------------------------- alignment
@@ -514,11 +379,5 @@ def llm_extractor(model: str | None = None, device: str = "auto", endpoint: str 
                   endpoint_model: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                   max_new_tokens: int = 64) -> LLMTripletExtractor:
     """The endpoint backend when `endpoint` is set, else a local Hugging Face model (default SmolLM2)."""
-    if endpoint:
-        name = endpoint_model or model
-        if not name:
-            raise ConfigError(f"LLM endpoint {endpoint}: a model name is needed (endpoint_model)")
-        generator: Generator = EndpointGenerator(endpoint, name, api_key_env)
-    else:
-        generator = HFGenerator(model, device)
+    generator = make_generator(model, device, endpoint, endpoint_model, api_key_env)
     return LLMTripletExtractor(generator, max_new_tokens=max_new_tokens)
