@@ -75,11 +75,20 @@ def fails(findings: Iterable[Any], fail_on: str) -> bool:
 def add_fix_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """``faithlint fix``'s own arguments (the shared ones come from :func:`shared_options`)."""
     p.description = ("Correct the flagged sentences of drafts from their context. Prints a unified diff and "
-                     "changes nothing unless --write. Exit 0: nothing to fix and no findings at --fail-on; 1: fixes "
-                     "were proposed (without --write) or findings remain (after --write); 2: error.")
-    p.add_argument("paths", nargs="+", type=Path, help="draft files or folders (.md, .txt)")
-    p.add_argument("--method", choices=["rac", "values"], default="rac",
+                     "changes nothing unless --write; --pairs corrects a JSONL batch into JSONL. Exit 0: nothing to "
+                     "fix and no findings at --fail-on; 1: fixes were proposed (without --write, and always with "
+                     "--pairs) or findings remain (after --write); 2: error; 130: interrupted (nothing written).")
+    p.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
+    p.add_argument("--method", choices=["rac", "fod", "values"], default="rac",
                    help="rac: retrieval-augmented correction of flagged sentences, re-checked (default); "
-                        "values: only the FL400 value swap of check --fix")
+                        "fod: faithfulness-oriented decoding, regenerating flagged sentences with an LLM (fod_* "
+                        "settings); values: only the FL400 value swap of check --fix")
     p.add_argument("--write", action="store_true", help="write the corrected drafts (the diff is still printed)")
+    p.add_argument("--pairs", type=Path, metavar="FILE.jsonl",
+                   help="batch mode: one {id, text, context | context_files, query?} per line, as check --pairs; "
+                        "writes one {id, text, original, fixes, notes} line per input (never changes FILE.jsonl)")
+    p.add_argument("--output", "-o", type=Path, metavar="FILE",
+                   help="write the diff (or, with --pairs, the JSONL: replaced only when the batch is done) here "
+                        "instead of stdout; never a draft, a context file or the pairs file")
+    p.add_argument("--no-progress", action="store_true", help="never show progress on stderr")
     return p

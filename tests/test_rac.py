@@ -161,7 +161,7 @@ def test_fix_write_writes_the_correction_and_says_so(draft: Path, capsys: pytest
 
 def test_fix_refuses_to_write_over_an_edit_made_while_it_ran(draft: Path, capsys: pytest.CaptureFixture[str],
                                                              monkeypatch: pytest.MonkeyPatch):
-    original = RACCorrector.fixes
+    original = RACCorrector.correct
     edited = DRAFT + "A line the user added.\n"
 
     def fixes_while_the_user_edits(self, *args, **kwargs):
@@ -169,7 +169,7 @@ def test_fix_refuses_to_write_over_an_edit_made_while_it_ran(draft: Path, capsys
         draft.write_text(edited, encoding="utf-8")
         return out
 
-    monkeypatch.setattr(RACCorrector, "fixes", fixes_while_the_user_edits)
+    monkeypatch.setattr(RACCorrector, "correct", fixes_while_the_user_edits)
     code = cli.main(["fix", str(draft), "--write"])
     err = capsys.readouterr().err
     assert code == 2
