@@ -289,8 +289,8 @@ class FODCorrector:
                     why = (f"no candidate passed \u03c42 = {c.fod_tau2:g} (best {best.mean:.2f}: "
                            f"\u201c{shorten(best.text(target.separators), 50)}\u201d)")
                 out.notes.append(f"FOD: \u201c{sentence}\u201d: {why}")
-        if not targets:
-            out.notes.append("FOD: no flagged sentence to regenerate" + (" there" if within else ""))
+        if not targets and within is not None:  # asked about one place (the editor): say why nothing came
+            out.notes.append("FOD: no flagged sentence to regenerate there")
         report("FOD: done", 100)
         return out
 

@@ -222,8 +222,8 @@ class RACCorrector:
                     break
             if not found:
                 out.notes.append(_no_fix_note(text, target, self.generator is not None))
-        if not targets:
-            out.notes.append("RAC: no flagged sentence to correct" + (" there" if within else ""))
+        if not targets and within is not None:  # asked about one place (the editor): say why nothing came
+            out.notes.append("RAC: no flagged sentence to correct there")
         report("RAC: done", 100)
         return out
 
