@@ -444,14 +444,15 @@ def test_features_are_objects_whose_handlers_are_wired_once() -> None:
 
     ls = create_server(linter_factory=make_linter)
     assert [type(f).__name__ for f in ls.features] == ["DocumentSync", "Diagnostics", "Hover", "CodeActions",
-                                                       "Commands", "FileWatching"]
+                                                       "Commands", "Corrections", "FileWatching"]
     fm = ls.protocol.fm
     assert set(fm.features) == {
         types.INITIALIZE, types.INITIALIZED, types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.SHUTDOWN,
         types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE,
         types.TEXT_DOCUMENT_DIAGNOSTIC, types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION,
         types.CODE_ACTION_RESOLVE, types.WORKSPACE_DID_CHANGE_WATCHED_FILES}
-    assert list(fm.commands) == ["faithlint.recheckDocument", "faithlint.recheckWorkspace", "faithlint.status"]
+    assert list(fm.commands) == ["faithlint.recheckDocument", "faithlint.recheckWorkspace", "faithlint.status",
+                                 "faithlint.correct"]
     # async handlers stay coroutine functions (pygls awaits them); the others stay plain functions
     assert {m for m, h in fm.features.items() if asyncio.iscoroutinefunction(h)} == {
         types.INITIALIZED, types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.TEXT_DOCUMENT_DIAGNOSTIC}

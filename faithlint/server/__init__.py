@@ -3,7 +3,8 @@
 Organised by LSP feature, one object each (:class:`~faithlint.server.feature.Feature`), in its own
 module: :class:`~.documents.DocumentSync` (lifecycle, settings, sync), :class:`~.diagnostics.Diagnostics`
 (push/pull), :class:`~.hover.Hover`, :class:`~.code_actions.CodeActions` (pluggable quick fixes),
-:class:`~.commands.Commands` and :class:`~.watching.FileWatching` (context/config files). The server
+:class:`~.commands.Commands`, :class:`~.corrections.Corrections` (RAC/FOD: ``faithlint.correct``, its
+actions, progress and results) and :class:`~.watching.FileWatching` (context/config files). The server
 (:mod:`.app`) holds the state they share and wires each feature's handlers once; :mod:`.checking` runs
 the checks (debounced scheduler, one worker thread) and :mod:`.settings` documents the settings precedence.
 """
@@ -20,10 +21,13 @@ from faithlint.server.app import FaithlintServer
 __all__ = ["FaithlintServer", "create_server", "serve"]
 
 
-def create_server(linter_factory: Callable[[Any], Any] | None = None) -> FaithlintServer:
-    """A server with every feature registered (``linter_factory`` lets tests run without models)."""
+def create_server(linter_factory: Callable[[Any], Any] | None = None,
+                  corrector_factory: Callable[[str, Any], Any] | None = None) -> FaithlintServer:
+    """A server with every feature registered (``linter_factory`` and ``corrector_factory``, which makes the
+    :class:`~faithlint.correctors.base.SentenceCorrector` of a method for a linter, let tests run without models)."""
     from faithlint.server.code_actions import CodeActions
     from faithlint.server.commands import Commands
+    from faithlint.server.corrections import Corrections
     from faithlint.server.diagnostics import Diagnostics
     from faithlint.server.documents import DocumentSync
     from faithlint.server.hover import Hover
@@ -31,8 +35,10 @@ def create_server(linter_factory: Callable[[Any], Any] | None = None) -> Faithli
 
     ls = FaithlintServer(linter_factory=linter_factory)
     # the order events reach the features in: diagnostics are cleared before the watched files are updated
-    for feature in (DocumentSync, Diagnostics, Hover, CodeActions, Commands, FileWatching):
+    for feature in (DocumentSync, Diagnostics, Hover, CodeActions, Commands):
         ls.add_feature(feature(ls))
+    ls.add_feature(Corrections(ls, corrector_factory))  # extends CodeActions and Hover
+    ls.add_feature(FileWatching(ls))
     return ls
 
 

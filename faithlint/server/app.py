@@ -35,7 +35,7 @@ from faithlint.server import rpc
 from faithlint.server.checking import SHUTDOWN_WAIT_S, Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
 from faithlint.server.feature import Feature, pygls_handler
 from faithlint.server.rpc import FaithlintProtocol
-from faithlint.server.settings import Settings
+from faithlint.server.settings import Resolved, Settings
 
 log = logging.getLogger("faithlint.server")
 
@@ -336,30 +336,42 @@ class FaithlintServer(LanguageServer):
 
     def schedule(self, uri: str, delay_ms: int | None = None) -> bool:
         """Check the current text of ``uri`` after the debounce (or ``delay_ms``)."""
-        doc = self.text_document(uri)
+        snap = self.snapshot(uri)
         state = self.docs.get(uri)
-        if doc is None or state is None:
+        if snap is None or state is None:
             return False
-        previous: list[Path] = []
-        if state.outcome is not None:
-            previous = list(dict.fromkeys([*state.outcome.context_files.values()]))
         # a first check comes in two parts only when some feature shows the part (push diagnostics do; pull waits)
-        progressive = state.outcome is None and any(f.shows_partial_results() for f in self.features)
-        snap = Snapshot(uri=uri, path=state.path, text=doc.source, version=doc.version, language_id=state.language_id,
-                        previous_context=previous, progressive=progressive)
+        snap.progressive = state.outcome is None and any(f.shows_partial_results() for f in self.features)
         delay = self.debounce_ms if delay_ms is None else delay_ms
-        self.scheduler.schedule(uri, doc.version, snap, delay / 1000.0)
+        self.scheduler.schedule(uri, snap.version, snap, delay / 1000.0)
         return True
 
     # -- worker side --------------------------------------------------------------------------------
 
-    def _run_job(self, job: Job) -> Outcome:
-        snap: Snapshot = job.payload
+    def snapshot(self, uri: str) -> Snapshot | None:
+        """What a check (or a correction) of the current text of the open draft ``uri`` reads."""
+        doc = self.text_document(uri)
+        state = self.docs.get(uri)
+        if doc is None or state is None:
+            return None
+        previous: list[Path] = []
+        if state.outcome is not None:
+            previous = list(dict.fromkeys([*state.outcome.context_files.values()]))
+        return Snapshot(uri=uri, path=state.path, text=doc.source, version=doc.version,
+                        language_id=state.language_id, previous_context=previous)
+
+    def linter_for_snapshot(self, snap: Snapshot) -> tuple[Any, Resolved]:
+        """The linter (models loaded, settings applied) and the settings for ``snap``'s draft (worker thread only);
+        settings messages are shown once. Raises :class:`FaithlintError` when the models cannot be loaded."""
         resolved = self.settings.resolve(snap.path)
         for m in resolved.messages:
             self.call_soon(self.show_once, m, types.MessageType.Warning)
+        return self.models.linter_for(resolved.config), resolved
+
+    def _run_job(self, job: Job) -> Outcome:
+        snap: Snapshot = job.payload
         try:
-            linter = self.models.linter_for(resolved.config)
+            linter, resolved = self.linter_for_snapshot(snap)
         except FaithlintError as exc:
             return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])
         partial = None

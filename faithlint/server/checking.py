@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from faithlint.drafts import Problem, prepare
+from faithlint.drafts import Preparation, Problem, prepare
 from faithlint.types import ContextDoc, DraftResult
 
 log = logging.getLogger(__name__)
@@ -236,6 +236,13 @@ def _shown(p: Problem, snap: Snapshot) -> Problem:
     return p
 
 
+def prepare_snapshot(config: Any, config_path: Path | None, snap: Snapshot) -> Preparation:
+    """Pair the draft and load its context as ``faithlint check`` would (the editor's text, absolute context
+    paths): what a check reads, and what a correction (:mod:`faithlint.server.corrections`) corrects against."""
+    return prepare(snap.path, config, config_path, text=snap.text, language_id=snap.language_id or "markdown",
+                   allow_empty=True, absolute_context=True, previous_context=snap.previous_context)
+
+
 def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Snapshot,
                    cancelled: Callable[[], bool],
                    partial: Callable[[Outcome], None] | None = None) -> Outcome:
@@ -247,8 +254,7 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
     """
     t0 = time.perf_counter()
     out = Outcome(snapshot=snap, config_path=config_path)
-    prep = prepare(snap.path, config, config_path, text=snap.text, language_id=snap.language_id or "markdown",
-                   allow_empty=True, absolute_context=True, previous_context=snap.previous_context)
+    prep = prepare_snapshot(config, config_path, snap)
     out.problems = [_shown(p, snap) for p in prep.problems]
     if prep.pairing is not None:
         out.pairing_how = prep.pairing.how

@@ -16,6 +16,7 @@ The same correctors serve ``faithlint check --fix``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,9 @@ class CodeActions(Feature):
     def __init__(self, server: FaithlintServer) -> None:
         super().__init__(server)
         self.correctors = builtin_correctors()  # CorrectorRegistry: register more with .register(...)
+        # more actions per diagnostic from other features (the model correctors' commands and ready results):
+        # each gets the diagnostic and its ActionContext (current version only) and returns finished actions
+        self.sources: list[Callable[[types.Diagnostic, ActionContext], list[types.CodeAction]]] = []
 
     def handlers(self) -> list[Handler]:
         return [
@@ -107,9 +111,13 @@ class CodeActions(Feature):
                     if not resolve:
                         action.edit = self.workspace_edit(ctx, provider.edits(ctx, p.args))
                     actions.append(action)
+            for source in self.sources:  # after the cheap fixes: the model runs (and their results) come last
+                actions += source(diag, ctx)
         return actions
 
     def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        if action.data is None and (action.command is not None or action.edit is not None):
+            return action  # complete (a model run's command, a ready result); editors resolve what lacks an edit
         data = action.data if isinstance(action.data, dict) else {}
         provider = self.correctors.get(str(data.get("provider")))
         uri = str(data.get("uri", ""))

@@ -38,7 +38,8 @@ def is_draft(path: Path | None, language_id: str | None) -> bool:
 class DocumentSync(Feature):
     """Lifecycle (initialize, initialized, shutdown), settings (didChangeConfiguration) and open/change/close.
 
-    It sends the other features their lifecycle events (``on_initialized``, ``on_closed``, ``on_shutdown``).
+    It sends the other features their lifecycle events (``on_initialized``, ``on_changed``, ``on_closed``,
+    ``on_shutdown``).
     """
 
     def handlers(self) -> list[Handler]:
@@ -146,8 +147,11 @@ class DocumentSync(Feature):
         ls.schedule(item.uri, 0)
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
-        if params.text_document.uri in self.server.docs:
-            self.server.schedule(params.text_document.uri)
+        uri = params.text_document.uri
+        if uri in self.server.docs:
+            self.server.schedule(uri)
+            for feature in self.server.features:
+                feature.on_changed(uri)
 
     def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         ls = self.server

@@ -62,6 +62,9 @@ class Feature:
     def on_checked(self, state: DocState) -> None:
         """A whole check of ``state`` was delivered (after :meth:`on_result`)."""
 
+    def on_changed(self, uri: str) -> None:
+        """The user edited the draft ``uri`` (``didChange``; the new version is the open document's)."""
+
     def on_closed(self, uri: str) -> None:
         """The draft ``uri`` was closed."""
 

@@ -8,13 +8,14 @@ and evidence, since a sentence of several claims is otherwise hard to read from 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from faithlint.claims.verdicts import claim_findings as core_claim_findings
-from faithlint.server.app import DocState
+from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.feature import Feature, Handler
 from faithlint.server.text import DocumentIndex
 from faithlint.types import ClaimResult, Evidence, Finding, SentenceResult
@@ -160,6 +161,12 @@ def claims_at(state: DocState, s: SentenceResult, offset: int) -> list[tuple[Cla
 class Hover(Feature):
     """textDocument/hover on a checked sentence of the current version."""
 
+    def __init__(self, server: FaithlintServer) -> None:
+        super().__init__(server)
+        # more Markdown for the hovered spot from other features (e.g. the corrections ready there):
+        # each gets the draft's state and the hovered code-point span and returns lines (none: nothing to add)
+        self.sections: list[Callable[[DocState, int, int], list[str]]] = []
+
     def handlers(self) -> list[Handler]:
         return [Handler(types.TEXT_DOCUMENT_HOVER, self.hover)]
 
@@ -180,5 +187,8 @@ class Hover(Feature):
         if flagged:  # the claim(s) under the cursor first, then the sentence they belong to
             value = "\n\n---\n\n".join([*(render_claim(state, c, f) for c, f in flagged), value])
             start, end = flagged[0][1].start, flagged[0][1].end
+        for section in self.sections:
+            if lines := section(state, start, end):
+                value = "\n".join([value, "", "---", "", *lines])
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
                            range=index.range(start, end))

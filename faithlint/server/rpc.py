@@ -25,6 +25,7 @@ One more gap is in pygls' document sync (incremental changes applied on ``str.sp
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import re
@@ -34,7 +35,9 @@ from typing import Any
 from lsprotocol.types import (
     CANCEL_REQUEST,
     TEXT_DOCUMENT_DID_CHANGE,
+    WORKSPACE_EXECUTE_COMMAND,
     DidChangeTextDocumentParams,
+    ExecuteCommandParams,
     ResponseErrorMessage,
     TextDocumentContentChangePartial,
 )
@@ -307,6 +310,13 @@ class RobustProtocol(LanguageServerProtocol):
         super()._handle_cancel_notification(msg_id)
 
 
+# the params of the ``workspace/executeCommand`` request being handled (pygls passes a command only its
+# arguments; a long command reads its ``workDoneToken`` here). Set in the request's context: a command
+# handler that is a coroutine sees its own request's params.
+COMMAND_PARAMS: contextvars.ContextVar[ExecuteCommandParams | None] = contextvars.ContextVar(
+    "faithlint_command_params", default=None)
+
+
 class FaithlintProtocol(RobustProtocol):
     """pygls' protocol with incremental sync that splits lines where LSP does.
 
@@ -317,6 +327,9 @@ class FaithlintProtocol(RobustProtocol):
     such a character lands in the wrong place and the server's copy of the draft silently
     diverges from the editor's. Drafts pasted from web pages contain these, so changes are
     applied here on LSP lines instead.
+
+    It also lets a long command (``faithlint.correct``) read its request's params (:data:`COMMAND_PARAMS`, for
+    the ``workDoneToken``) and learn of a ``$/cancelRequest`` for it (:meth:`when_cancelled`).
     """
 
     @lsp_method(TEXT_DOCUMENT_DID_CHANGE)
@@ -342,6 +355,20 @@ class FaithlintProtocol(RobustProtocol):
         if (user_handler := self.fm.features.get(TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield user_handler, (params,), None
 
+    @lsp_method(WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: ExecuteCommandParams) -> Any:
+        COMMAND_PARAMS.set(params)
+        return (yield from super().lsp_workspace__execute_command(params))
+
+    def when_cancelled(self, msg_id: Any, callback: Callable[[], None]) -> bool:
+        """Call ``callback`` (on the protocol thread) if the client cancels request ``msg_id`` with
+        ``$/cancelRequest`` (pygls then answers it with RequestCancelled); False when it is not in flight."""
+        future = self._request_futures.get(msg_id) if msg_id is not None else None
+        if future is None:
+            return False
+        future.add_done_callback(lambda f: callback() if f.cancelled() else None)
+        return True
+
 
 async def serve_stream(read: Callable[[], Awaitable[bytes]], protocol: RobustProtocol, stop: Any) -> None:
     """Read framed messages with ``read()`` (b"" at end of stream) and hand each to ``protocol``."""
@@ -365,7 +392,7 @@ def stdin_reader(stdin: Any, executor: Any) -> Callable[[], Awaitable[bytes]]:
     return read
 
 
-__all__ = ["FaithlintProtocol", "Framer", "RobustProtocol", "serve_stream", "stdin_reader"]
+__all__ = ["COMMAND_PARAMS", "FaithlintProtocol", "Framer", "RobustProtocol", "serve_stream", "stdin_reader"]
 
 
 def start_io(server: Any, stdin: Any = None, stdout: Any = None) -> None:
