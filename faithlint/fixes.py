@@ -76,6 +76,7 @@ class Fix:
     title: str
     edits: tuple[Edit, ...]
     safe: bool
+    score: float | None = None  # the re-checked faithfulness score of the corrected text, when a corrector has one
 
     @property
     def span(self) -> tuple[int, int]:

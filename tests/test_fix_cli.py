@@ -52,7 +52,7 @@ class FakeFOD:
                                               ("The project cost 12.5 million dollars.", 0.93),
                                               ("The project was costly.", 0.88))):
                 out.fixes.append(Fix(self.id, "FL100", f"Regenerate faithfully (FOD, {score:.2f}): {new}",
-                                     (Edit(a, a + len(bad), new),), False))
+                                     (Edit(a, a + len(bad), new),), False, score))
         return out
 
 

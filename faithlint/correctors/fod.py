@@ -280,7 +280,8 @@ class FODCorrector:
             for cand in found[:MAX_FIXES]:
                 new = cand.text(target.separators)
                 title = f"{self.title[:-1]}, {cand.mean:.2f}): \u201c{shorten(new)}\u201d"
-                out.fixes.append(Fix(ID, target.codes[0], title, (Edit(target.start, target.end, new),), False))
+                out.fixes.append(Fix(ID, target.codes[0], title, (Edit(target.start, target.end, new),), False,
+                                     round(cand.mean, 4)))
             if not found:
                 sentence = shorten(target.original, 50)
                 if best is None:

@@ -91,6 +91,7 @@ def corrections(job: Any, result: DraftResult | None, method: str, corrector: An
 def fix_to_dict(fx: Fix) -> dict[str, Any]:
     """A fix as JSON (``fix --pairs`` output): edits in code points of the text it was made for."""
     return {"title": fx.title, "code": fx.code, "corrector": fx.corrector, "safe": fx.safe,
+            **({"score": fx.score} if fx.score is not None else {}),
             "edits": [{"start": e.start, "end": e.end, "new_text": e.new_text} for e in fx.edits]}
 
 

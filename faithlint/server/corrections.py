@@ -60,7 +60,6 @@ METHODS = {"rac": ("RAC", "Correct from the context (RAC)"), "fod": ("FOD", "Reg
 CHANGED = "the draft changed while faithlint corrected it; run the action again"
 DISMISS = "Dismiss"
 CREATE_TIMEOUT_S = 5.0
-_SCORE = re.compile(r"\((?:RAC|FOD),\s*([01](?:\.\d+)?)\)")
 
 
 class CorrectionFailed(JsonRpcException):
@@ -145,11 +144,7 @@ def preview(text: str, edits: tuple[Edit, ...], limit: int = 48, whole: bool = F
 
 
 def _score(fix: Fix) -> float | None:
-    value = getattr(fix, "score", None)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    m = _SCORE.search(fix.title)
-    return float(m.group(1)) if m else None
+    return float(fix.score) if fix.score is not None else None
 
 
 @dataclass
