@@ -100,8 +100,22 @@ def test_facts_are_verified_true_false_or_not_mentioned():
 def test_a_candidate_the_recheck_does_not_support_is_never_offered():
     text = "The project UNSUP cost $25 million."  # still unsupported once the amount is right
     rac = RACCorrector(fake_linter())
-    assert rac.candidates(text, rac.targets(text, CTX)[0])  # a candidate was made ...
+    assert list(rac.candidates(text, rac.targets(text, CTX)[0]))  # a candidate was made ...
     assert rac.fixes(text, CTX) == []  # ... and dropped by the re-check
+
+
+def test_a_value_swap_the_recheck_rejects_falls_back_to_the_llm_rewrite():
+    text = "The project UNSUP cost $25 million."  # the swap alone leaves it unsupported
+    gen = FakeGenerator("The project cost $12.5 million.")
+    fixes = RACCorrector(fake_linter(), generator=gen).fixes(text, CTX)
+    assert [f.edits[0].new_text for f in fixes] == ["The project cost $12.5 million."]
+    assert not fixes[0].safe and len(gen.prompts) == 1
+
+
+def test_the_llm_is_not_asked_when_the_value_swap_is_supported():
+    gen = FakeGenerator("never used")
+    fixes = RACCorrector(fake_linter(), generator=gen).fixes("The project cost $25 million.", CTX)
+    assert [f.edits[0].new_text for f in fixes] == ["$12.5 million"] and gen.prompts == []
 
 
 def test_a_supported_draft_and_a_draft_without_context_get_no_fixes():

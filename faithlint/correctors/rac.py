@@ -22,7 +22,7 @@ Nothing is written here: the fixes go to ``faithlint fix`` (a diff, or ``--write
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,10 +130,10 @@ class RACCorrector:
             out.append(Target(s.start, s.end, codes, facts, _evidence(s)))
         return out
 
-    def candidates(self, text: str, target: Target) -> list[tuple[str, tuple[Edit, ...], bool]]:
-        """(title, edits, safe) of each correction of one target, before the re-check (step 3); only the
+    def candidates(self, text: str, target: Target) -> Iterator[tuple[str, tuple[Edit, ...], bool]]:
+        """(title, edits, safe) of each correction of one target, in the order they are tried, before the re-check
+        (step 3); lazily, so the LLM rewrite runs only when the value swap was not judged supported. Only the
         deterministic value swap is safe."""
-        out: list[tuple[str, tuple[Edit, ...], bool]] = []
         edits: dict[tuple[int, int], Edit] = {}
         pairs: list[tuple[str, str]] = []
         for fact in target.facts:
@@ -145,23 +145,22 @@ class RACCorrector:
                     pairs.append(pair)
         if edits:
             title = ", ".join(f"{shorten(a, 30)} \u2192 {shorten(b, 30)}" for a, b in pairs)
-            out.append((f"Correct from the context (RAC): {title}", tuple(sorted(edits.values(),
-                                                                                key=lambda e: e.start)), True))
+            yield (f"Correct from the context (RAC): {title}", tuple(sorted(edits.values(), key=lambda e: e.start)),
+                   True)
         drop = self.linter.config.rac_drop_unmentioned
         unmentioned = any(f.verdict == "Not Mentioned" for f in target.facts)
-        if not edits and (any(f.verdict == "False" for f in target.facts) or not target.facts
-                          or (drop and unmentioned)):
+        if any(f.verdict == "False" for f in target.facts) or not target.facts or (drop and unmentioned):
+            # also after a value swap the re-check rejected (a swap on a badly extracted fact)
             rewrite = self.rewrite(text[target.start:target.end], target, drop=drop)
             if rewrite:
-                out.append((f"Correct from the context (RAC): \u201c{shorten(rewrite)}\u201d",
-                            (Edit(target.start, target.end, rewrite),), False))
-        if drop and not edits and not any(f.verdict == "True" for f in target.facts):
+                yield (f"Correct from the context (RAC): \u201c{shorten(rewrite)}\u201d",
+                       (Edit(target.start, target.end, rewrite),), False)
+        if drop and not any(f.verdict == "True" for f in target.facts):
             end = target.end
             while end < len(text) and text[end] in " \t":
                 end += 1  # the space before the next sentence goes with it
-            out.append(("Correct from the context (RAC): delete the unsupported sentence",
-                        (Edit(target.start, end, ""),), False))
-        return out
+            yield ("Correct from the context (RAC): delete the unsupported sentence", (Edit(target.start, end, ""),),
+                   False)
 
     def rewrite(self, sentence: str, target: Target, drop: bool = False) -> str | None:
         """The LLM's rewrite of ``sentence`` from the evidence, keeping the True facts (None without an LLM)."""
