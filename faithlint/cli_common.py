@@ -1,0 +1,156 @@
+"""What the command-line commands share: reading the config and the draft paths, the pairs file of ``--pairs``,
+one-line errors naming the draft, output and exit codes.
+
+Kept out of :mod:`faithlint.cli` so the commands that live in their own modules (:mod:`faithlint.cli_fix`) need
+not import the CLI (which imports them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from faithlint.errors import FaithlintError, InputError
+from faithlint.options import cli_overrides, fails
+
+__all__ = ["_checked", "_config", "_display", "_drafts", "_emit", "_exit_code", "_one_line", "_read_pairs",
+           "_refuse_input_as_output"]
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _checked(checker: Any, where: str, *args: Any, method: str = "check", **kwargs: Any) -> Any:
+    """``checker.check`` (the API or a linter) naming the draft when it fails unexpectedly (exit 2, one line,
+    never a traceback)."""
+    try:
+        return getattr(checker, method)(*args, **kwargs)
+    except (FaithlintError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if os.environ.get("FAITHLINT_DEBUG"):
+            raise
+        raise FaithlintError(f"{where}: checking failed: {_one_line(exc)}") from exc
+
+
+def _config(args: argparse.Namespace, start: Path) -> Any:
+    from faithlint.config import load_config, merge_overrides
+    from faithlint.files import require_regular
+
+    if args.config is not None:
+        require_regular(args.config, "config file")
+    config, _path = load_config(args.config, start=start)
+    overrides = cli_overrides(args)
+    if overrides:
+        config = merge_overrides(config, overrides, "command line")
+    return config, _path
+
+
+def _drafts(paths: Sequence[Path], config: Any) -> list[Path]:
+    from faithlint.pairing import is_context_file
+
+    out: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise InputError(f"{p}: no such file or directory")
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in {".md", ".markdown", ".txt",
+                                                                                       ".mdx"}
+                           and not is_context_file(f) and not any(part.startswith(".") for part in f.parts))
+            if not found:
+                raise InputError(f"{p}: no drafts (.md or .txt) found in this folder")
+            out.extend(found)
+        else:
+            out.append(p)
+    seen: set[Path] = set()
+    return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]
+
+
+def _refuse_input_as_output(output: Path, inputs: Sequence[Path]) -> None:
+    """``-o`` must never overwrite a draft or a context file (symlinks and hard links resolved)."""
+    target = output.resolve()
+    for given in inputs:
+        files = [f for f in Path(given).rglob("*") if f.is_file()] if Path(given).is_dir() else [Path(given)]
+        for f in files:
+            same = f.resolve() == target
+            if not same and output.exists():
+                try:
+                    same = os.path.samefile(f, output)
+                except OSError:
+                    same = False
+            if same:
+                raise InputError(f"{output}: the output file is an input ({f}); faithlint never "
+                                 "overwrites a draft or its context: choose another -o path")
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+
+
+def _exit_code(results: Sequence[Any], fail_on: str) -> int:
+    return 1 if fails((f for r in results for f in r.findings), fail_on) else 0
+
+
+def _read_pairs(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
+    from faithlint.context import read_text
+    from faithlint.files import load_context_checked, require_regular
+    from faithlint.structured import context_from_string
+    from faithlint.types import ContextDoc
+
+    require_regular(path, "pairs file")
+    raw = read_text(path, max_bytes=max(max_bytes, 1 << 30))
+    seen: set[str] = set()
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: expected a JSON object")
+        if "id" not in obj or not isinstance(obj.get("text"), str):
+            raise InputError(f"{where}: needs 'id' and a string 'text'")
+        ident = str(obj["id"])
+        if ident in seen:
+            raise InputError(f"{where}: duplicate id {ident!r}")
+        seen.add(ident)
+        if not obj["text"].strip():
+            raise InputError(f"{where}: id {ident!r} has an empty 'text'")
+        ctx: list[ContextDoc] = []
+        paths: list[Path] = []
+        if "context" in obj:
+            c = obj["context"]
+            if isinstance(c, str):
+                c = [c]
+            if not isinstance(c, list) or not all(isinstance(x, str) for x in c):
+                raise InputError(f"{where}: 'context' must be a string or a list of strings")
+            ctx = [context_from_string(f"{ident}#context[{i}]", x) for i, x in enumerate(c)]  # JSON: verbalised
+        if "context_files" in obj:
+            files = obj["context_files"]
+            if not isinstance(files, list) or not all(isinstance(x, str) for x in files):
+                raise InputError(f"{where}: 'context_files' must be a list of paths")
+            paths = [(path.parent / f) if not Path(f).is_absolute() else Path(f) for f in files]
+            ctx += load_context_checked(paths, max_bytes)
+        query = obj.get("query")
+        if query is not None and not isinstance(query, str):
+            raise InputError(f"{where}: 'query' must be a string")
+        yield {"id": ident, "text": obj["text"], "context": ctx, "query": query, "line": n, "files": paths}
