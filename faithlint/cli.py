@@ -25,7 +25,6 @@ from faithlint.cli_common import (
     _emit,
     _exit_code,
     _one_line,
-    _read_pairs,
     _refuse_input_as_output,
 )
 from faithlint.errors import FaithlintError, InputError
@@ -49,10 +48,27 @@ def build_parser() -> argparse.ArgumentParser:
         context_help="context file or folder (repeatable); overrides front matter, siblings and pair rules",
         fail_on_help="lowest severity that fails (default: config)")])
     c.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
-    c.add_argument("--format", choices=[*FORMATS, "html"], default="text")
-    c.add_argument("--pairs", type=Path, metavar="FILE.jsonl",
+    c.add_argument("--format", choices=[*FORMATS, "html"], default=None,
+                   help="report format (default: text; jsonl with --engine ray or --resume)")
+    c.add_argument("--pairs", nargs="+", metavar="FILE.jsonl",
                    help="batch mode: one {id, text, context | context_files, query?} per line; a context string "
-                        "holding a JSON object or array is verbalised like a .json context file")
+                        "holding a JSON object or array is verbalised like a .json context file. Several files, "
+                        "globs ('shards/*.jsonl') and folders are read in order")
+    scale = c.add_argument_group("batch engine (--pairs; see docs/scale-out.md)")
+    scale.add_argument("--engine", choices=["local", "ray"], default="local",
+                       help="local: this process (default); ray: Ray Data with an actor pool (pip install "
+                            "'faithlint[ray]'), writes JSONL to -o")
+    scale.add_argument("--address", metavar="auto|ray://HOST:PORT",
+                       help="--engine ray: the cluster to run on (default: the one `ray start` started on this "
+                            "machine, else a new local one)")
+    scale.add_argument("--workers", type=int, metavar="N", help="--engine ray: actors, each loading the models once "
+                                                               "(default: one per --cpus-per-worker CPUs)")
+    scale.add_argument("--cpus-per-worker", type=float, default=1.0, metavar="C",
+                       help="--engine ray: CPUs per actor, also its torch threads (default 1)")
+    scale.add_argument("--gpus-per-worker", type=float, default=0.0, metavar="G",
+                       help="--engine ray: GPUs per actor (default 0: CPU actors)")
+    scale.add_argument("--resume", action="store_true",
+                       help="skip ids already in -o OUT.jsonl and append the rest (an interrupted run goes on)")
     c.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
     c.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     c.add_argument("--color", choices=["auto", "always", "never"], default="auto")
@@ -189,43 +205,52 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise FaithlintError(f"--{'fix' if args.fix else 'diff'} works on draft files, not on --pairs batches")
     if not args.pairs and not args.paths:
         raise FaithlintError("no drafts given: faithlint check PATH... (or --pairs FILE.jsonl)")
+    batch_mode = args.engine != "local" or args.resume
+    if not args.pairs and batch_mode:
+        raise FaithlintError(f"{'--resume' if args.resume else '--engine ray'} works on --pairs batches")
+    if args.format is None:
+        args.format = "jsonl" if batch_mode else "text"
+    if batch_mode and args.format != "jsonl":
+        raise FaithlintError(f"{'--resume' if args.resume else '--engine ray'} writes JSONL, not --format "
+                             f"{args.format}")
+    if batch_mode and not args.output:
+        raise FaithlintError(f"{'--resume' if args.resume else '--engine ray'} needs an output file: -o OUT.jsonl")
+    if args.engine == "ray":
+        from faithlint.batch_ray import _import_ray
+
+        _import_ray()  # without the extra: how to install it, exit 2, before anything loads
     start = args.paths[0].parent if args.paths and args.paths[0].is_file() else (args.paths[0] if args.paths
                                                                                   else Path.cwd())
     config, config_path = _config(args, start if start.exists() else Path.cwd())
+    if args.pairs and args.format == "jsonl":  # one line per pair as it is checked, here or on a Ray cluster
+        return _check_pairs_jsonl(args, config)
     linter = Linter(config)
     results = []
     contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
-    if args.pairs:
-        items = list(_read_pairs(args.pairs, config.max_file_size))
+    if args.pairs:  # a report of the whole batch at the end (text, json, sarif, html...)
+        from faithlint.batch import expand_inputs, read_items
+
+        shards = expand_inputs(args.pairs)
+        seen: set[str] = set()
+        items = [it for p in shards for it in read_items(Path(p), config.max_file_size, args.allow_no_context, seen)]
         if not items:  # an empty batch must not pass CI as "0 findings"
-            raise InputError(f"{args.pairs}: no pairs to check (the file has no JSON lines)")
+            raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
         if args.output:
-            _refuse_input_as_output(args.output, [args.pairs, *(f for it in items for f in it["files"])])
+            _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
         prog = _progress(len(items), not args.no_progress)
-        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
         try:
             for item in items:
-                if not item["context"] and not args.allow_no_context:
-                    raise InputError(f"{args.pairs}: line {item['line']}: id {item['id']!r} has no context")
-                res = _checked(api, f"{args.pairs}: line {item['line']} (id {item['id']!r})", item["text"],
-                               item["context"], id=item["id"], query=item["query"], markdown=False, linter=linter)
+                res = _checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
+                               id=item["id"], query=item["query"], markdown=False, linter=linter)
                 if args.format in ("sarif", "html"):
                     contexts.update(source_texts(item["context"]))
                 results.append(res)
-                if args.format == "jsonl":
-                    from faithlint.formats import result_to_dict
-
-                    out.write(json.dumps(result_to_dict(res), ensure_ascii=False) + "\n")
-                    out.flush()
                 if prog:
                     prog.advance(prog.task)  # type: ignore[attr-defined]
         finally:
             if prog:
                 prog.stop()
-            if args.output:
-                out.close()
-        if args.format != "jsonl":
-            _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
+        _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
         return _exit_code(results, config.fail_on)
 
     drafts = _drafts(args.paths, config)
@@ -257,6 +282,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     if fixer.enabled:
         print(f"faithlint: {fixer.summary()}", file=sys.stderr)
     return _exit_code(results, config.fail_on)
+
+
+def _check_pairs_jsonl(args: argparse.Namespace, config: Any) -> int:
+    """``check --pairs --format jsonl``: :func:`faithlint.batch.check_pairs` with either engine; the summary on
+    stderr; exit 2 when a row failed (an error line), else 1 on findings at ``fail_on``, else 0."""
+    from faithlint.batch import check_pairs
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be at least 1, not {args.workers}")
+    if args.cpus_per_worker <= 0 or args.gpus_per_worker < 0:
+        raise InputError("--cpus-per-worker must be above 0 and --gpus-per-worker at least 0")
+    if args.engine == "local" and (args.address or args.workers or args.gpus_per_worker):
+        raise InputError("--address, --workers and --gpus-per-worker go with --engine ray")
+    summary = check_pairs(args.pairs, args.output, config=config, engine=args.engine, address=args.address,
+                          workers=args.workers, gpus_per_worker=args.gpus_per_worker,
+                          cpus_per_worker=args.cpus_per_worker, resume=args.resume, progress=not args.no_progress,
+                          allow_no_context=args.allow_no_context)
+    if args.output or args.engine != "local":
+        print(f"faithlint: {summary.line()}" + (f"; wrote {args.output}" if args.output else ""), file=sys.stderr)
+    return 2 if summary.failed else 1 if summary.failing else 0
 
 
 class _Fixer:

@@ -8,7 +8,6 @@ not import the CLI (which imports them).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -109,48 +108,6 @@ def _exit_code(results: Sequence[Any], fail_on: str) -> int:
 
 
 def _read_pairs(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
-    from faithlint.context import read_text
-    from faithlint.files import load_context_checked, require_regular
-    from faithlint.structured import context_from_string
-    from faithlint.types import ContextDoc
+    from faithlint.batch import read_items
 
-    require_regular(path, "pairs file")
-    raw = read_text(path, max_bytes=max(max_bytes, 1 << 30))
-    seen: set[str] = set()
-    for n, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}: line {n}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: expected a JSON object")
-        if "id" not in obj or not isinstance(obj.get("text"), str):
-            raise InputError(f"{where}: needs 'id' and a string 'text'")
-        ident = str(obj["id"])
-        if ident in seen:
-            raise InputError(f"{where}: duplicate id {ident!r}")
-        seen.add(ident)
-        if not obj["text"].strip():
-            raise InputError(f"{where}: id {ident!r} has an empty 'text'")
-        ctx: list[ContextDoc] = []
-        paths: list[Path] = []
-        if "context" in obj:
-            c = obj["context"]
-            if isinstance(c, str):
-                c = [c]
-            if not isinstance(c, list) or not all(isinstance(x, str) for x in c):
-                raise InputError(f"{where}: 'context' must be a string or a list of strings")
-            ctx = [context_from_string(f"{ident}#context[{i}]", x) for i, x in enumerate(c)]  # JSON: verbalised
-        if "context_files" in obj:
-            files = obj["context_files"]
-            if not isinstance(files, list) or not all(isinstance(x, str) for x in files):
-                raise InputError(f"{where}: 'context_files' must be a list of paths")
-            paths = [(path.parent / f) if not Path(f).is_absolute() else Path(f) for f in files]
-            ctx += load_context_checked(paths, max_bytes)
-        query = obj.get("query")
-        if query is not None and not isinstance(query, str):
-            raise InputError(f"{where}: 'query' must be a string")
-        yield {"id": ident, "text": obj["text"], "context": ctx, "query": query, "line": n, "files": paths}
+    return read_items(Path(path), max_bytes, allow_no_context=True)  # fix --pairs checks context itself
