@@ -211,6 +211,8 @@ class HFGenerator:
             devices = [lm.model.device] if lm.model.device.type == "cuda" else []
             with torch.inference_mode(), torch.random.fork_rng(devices=devices):
                 torch.manual_seed(seed)
+                if n > 1:  # read the prompt once, not once per sample: most of a sample's cost on a CPU
+                    inputs, sampling = _shared_prompt(lm.model, inputs, n, sampling)
                 out = lm.model.generate(**inputs, max_new_tokens=max_new_tokens, pad_token_id=tok.eos_token_id,
                                         stopping_criteria=_criteria(*criteria), **sampling)
             stop.check(self.name, seconds)
@@ -234,6 +236,27 @@ class HFGenerator:
                 if ids:
                     out[word] = (int(ids[0]), float(logp[ids[0]]))
             return out
+
+
+def _shared_prompt(model: Any, inputs: Any, n: int, sampling: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Inputs for ``n`` samples that share one pass over the prompt: its key/value cache is computed once and
+    repeated ``n`` times (``num_return_sequences`` would read the prompt ``n`` times). Models whose cache cannot
+    be repeated keep the plain inputs."""
+    import torch
+
+    try:
+        from transformers import DynamicCache
+
+        ids = inputs["input_ids"]
+        mask = inputs.get("attention_mask")
+        mask = torch.ones_like(ids) if mask is None else mask
+        cache = DynamicCache()
+        model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], past_key_values=cache, use_cache=True)
+        cache.batch_repeat_interleave(n)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return inputs, sampling
+    shared = {"input_ids": ids.repeat(n, 1), "attention_mask": mask.repeat(n, 1), "past_key_values": cache}
+    return shared, {k: v for k, v in sampling.items() if k != "num_return_sequences"}
 
 
 class _Interrupt:
