@@ -72,8 +72,14 @@ def dump_rows(args) -> Path:
     from faithlint.types import ContextDoc
 
     data = data_dir(args.data)
-    cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit)
-    linter = Linter(cfg)
+    cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
+                 precision=args.precision)
+    relevance = None
+    if getattr(args, "embedding_dir", None):
+        from faithlint.relevance import OnnxEmbeddingRelevance
+
+        relevance = OnnxEmbeddingRelevance(args.embedding_dir)
+    linter = Linter(cfg, relevance=relevance)
     t0 = time.time()
     linter.load()
     load_s = time.time() - t0
@@ -104,7 +110,8 @@ def dump_rows(args) -> Path:
             elapsed += time.time() - t0
             print(f"{name}: {len(rows)} rows", flush=True)
     meta = {"name": args.name, "split": args.split, "limit_per_file": args.limit, "old_limit": args.old_limit,
-            "model": args.model or "bundled",
+            "model": args.model or "bundled", "runtime": type(linter.checker).__name__,
+            "precision": args.precision, "relevance": f"{type(linter.relevance).__name__} {args.embedding_dir or ''}",
             "evidence": args.evidence, "unit": args.unit, "sentences": n_sent,
             "sentences_per_s": n_sent / max(elapsed, 1e-9),
             "model_load_s": load_s}
@@ -239,6 +246,11 @@ def main() -> None:
     ap.add_argument("--files", nargs="*", help="only these files")
     ap.add_argument("--model", help="checker model (default: bundled)")
     ap.add_argument("--evidence", choices=["assembled", "windows"], default="assembled")
+    ap.add_argument("--runtime", choices=["auto", "onnx", "torch"], default="auto",
+                    help="where the checker and the embedding model run (config runtime)")
+    ap.add_argument("--precision", choices=["auto", "fp32", "bf16", "int8"], default="auto",
+                    help="checker precision (config precision)")
+    ap.add_argument("--embedding-dir", help="an ONNX embedding export to use instead of the bundled one")
     ap.add_argument("--unit", choices=["sentence", "both"], default="sentence",
                     help="both: dump each sentence's claims too (bench/claims_check.py compares the units)")
     ap.add_argument("--reuse", action="store_true", help="recompute metrics from an existing dump")

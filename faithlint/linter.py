@@ -31,7 +31,7 @@ from faithlint.config import Config
 from faithlint.context_index import ContextIndex, doc_key
 from faithlint.digests import digest
 from faithlint.markdown import Extracted, extract, line_of
-from faithlint.relevance import LexicalRelevance, content_words
+from faithlint.relevance import content_words, load_relevance
 from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
@@ -98,7 +98,8 @@ class Linter:
             c = self.config
             llm = (c.llm_model, c.llm_endpoint, c.llm_endpoint_model, c.llm_api_key_env) if c.checker == "llm" else None
             if self._checker is None or getattr(self, "_checker_llm", llm) != llm:  # a given checker is kept
-                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size, c.precision, llm=llm)
+                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size, c.precision, llm=llm,
+                                             runtime=c.runtime, threads=c.threads)
                 self._checker_llm = llm
             return self._checker
 
@@ -106,12 +107,8 @@ class Linter:
     def relevance(self) -> Any:
         with self._load_lock:
             if self._relevance is None:
-                if self.config.relevance == "embedding":
-                    from faithlint.relevance import EmbeddingRelevance
-
-                    self._relevance = EmbeddingRelevance()
-                else:
-                    self._relevance = LexicalRelevance()
+                c = self.config
+                self._relevance = load_relevance(c.relevance, c.runtime, c.threads)
             return self._relevance
 
     @property
@@ -434,12 +431,16 @@ _CHECKERS_LOCK = threading.Lock()
 
 
 def load_checker(model: str | None, device: str, max_length: int, batch_size: int,
-                 precision: str = "auto", llm: tuple[str | None, str | None, str | None, str] | None = None) -> Any:
+                 precision: str = "auto", llm: tuple[str | None, str | None, str | None, str] | None = None,
+                 runtime: str = "auto", threads: int = 0) -> Any:
     """One loaded model per process and settings: batch runs, tests and the server share it.
 
     ``llm``: (llm_model, llm_endpoint, llm_endpoint_model, llm_api_key_env) for ``checker = "llm"``: the LLM
-    checker on the claim extractor's model instead of the NLI model."""
-    from faithlint.checkers.nli import NLIChecker
+    checker on the claim extractor's model instead of the NLI model. ``runtime``: where the NLI model runs
+    (:func:`faithlint.checkers.onnx_checker.use_onnx`: ONNX Runtime for the bundled model on the CPU, the
+    torch path for Hugging Face ids, CUDA and bf16); ``threads``: intra-op threads (0: auto)."""
+    from faithlint.checkers import nli
+    from faithlint.checkers.onnx_checker import ONNXChecker, resolve_threads, threads_requested, use_onnx
 
     if llm is not None:
         key: tuple = ("llm", device, *llm)
@@ -450,11 +451,20 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
 
                 _CHECKERS[key] = LLMChecker(llm_extractor(llm[0], device, *llm[1:]).generator)
             return _CHECKERS[key]
-    key = (model, device, max_length, batch_size, precision)
+    onnx = use_onnx(runtime, model, device, precision)
+    key = (model, device, max_length, batch_size, precision, onnx, threads)
     with _CHECKERS_LOCK:
         if key not in _CHECKERS:
-            _CHECKERS[key] = NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
-                                        quantize=None if precision == "auto" else precision)
+            if onnx:
+                _CHECKERS[key] = ONNXChecker(model, max_length=max_length, batch_size=batch_size,
+                                             precision=precision, threads=threads)
+            else:
+                if threads_requested(threads):  # set by the user: the torch path honours it too
+                    import torch
+
+                    torch.set_num_threads(resolve_threads(threads))
+                _CHECKERS[key] = nli.NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
+                                                quantize=None if precision == "auto" else precision)
         return _CHECKERS[key]
 
 

