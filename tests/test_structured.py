@@ -214,12 +214,12 @@ def test_batch_context_strings_that_are_json_are_verbalised() -> None:
 
 
 def test_batch_mode_reads_json_context_strings(tmp_path: Path) -> None:
-    from faithlint.cli import _read_pairs
+    from faithlint.batch_io import read_items
 
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"id": "a", "text": "It is rated 4.5.",
                                  "context": ['{"name": "Luigi\'s", "rating": 4.5}', "Plain words."]}) + "\n")
-    item = next(_read_pairs(pairs, LIMIT))
+    item = next(read_items(pairs, LIMIT))
     assert [d.text for d in item["context"]] == ["Luigi's: its rating is 4.5.", "Plain words."]
 
 
