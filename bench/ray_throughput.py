@@ -48,7 +48,7 @@ def main() -> None:
             text = out.read_text(encoding="utf-8")
             reference = reference or text
             after = s.seconds - (max(s.loads) if engine == "ray" and s.loads else 0.0)
-            name = "local (1 process, 2 torch threads)" if engine == "local" else \
+            name = "local (1 process)" if engine == "local" else \
                 f"ray, {workers} worker{'s' if workers > 1 else ''} x {cpus:g} CPU"
             r = {"engine": engine, "workers": workers, "cpus_per_worker": cpus if engine == "ray" else None,
                  "pairs": s.checked, "failed": s.failed, "wall_s": wall, "pairs_per_s_wall": s.checked / wall,
