@@ -172,7 +172,7 @@ def blocking_in(result: Any, a: int, b: int) -> bool | None:
 
 def actions_of(resp: list[dict], base: Any, judge: Any, max_per: int) -> list[Action]:
     """Every flagged sentence of every response (in text order, at most ``max_per`` per response when > 0)."""
-    from faithlint.correctors.base import FLAGS
+    from faithlint.correctors.base import flag_codes
     from faithlint.linter import evidence_quote
     from faithlint.relevance import content_words
     from faithlint.types import ContextDoc
@@ -184,7 +184,7 @@ def actions_of(resp: list[dict], base: Any, judge: Any, max_per: int) -> list[Ac
         jres = judge.check(r["text"], ctx, query=r["query"], markdown=False)
         n = 0
         for s in res.sentences:
-            codes = sorted({f.code for f in res.findings if f.code in FLAGS and s.start <= f.start < s.end})
+            codes = flag_codes(res, s)
             if not codes or (max_per and n >= max_per):
                 continue
             n += 1

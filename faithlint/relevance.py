@@ -144,7 +144,8 @@ class OnnxEmbeddingRelevance(EmbeddingRelevance):
         self._lock = threading.Lock()
 
     def _embed(self, texts: list[str], batch_size: int) -> np.ndarray:
-        from faithlint.checkers.onnx_checker import length_batches, pad
+        from faithlint.checkers.nli import length_batches
+        from faithlint.checkers.onnx_checker import pad
 
         enc = self.tokenizer(texts, truncation="longest_first", max_length=EMBED_MAX_LENGTH)
         out = np.zeros((len(texts), 384), dtype=np.float32)

@@ -30,6 +30,7 @@ from lsp_helpers import (  # noqa: E402
     status,
     wait_checked,
     wait_for,
+    write_pair,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,9 +65,7 @@ def utf16_range(text: str, words: str) -> types.Range:
 
 
 def workspace(tmp_path: Path, draft: str = DRAFT, context: str = CONTEXT) -> Path:
-    (tmp_path / "answer.md").write_text(draft, encoding="utf-8", newline="")
-    (tmp_path / "answer.context.md").write_text(context, encoding="utf-8")
-    return tmp_path / "answer.md"
+    return write_pair(tmp_path, draft, context)
 
 
 def by_code(client: Any, uri: str) -> dict[str, list[types.Diagnostic]]:

@@ -36,6 +36,7 @@ from lsp_helpers import (  # noqa: E402
     status,
     wait_checked,
     wait_for,
+    write_pair,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -57,9 +58,7 @@ INIT = {"debounce": 0, "relevance": "lexical", "rules": {"FL400": {"threshold": 
 
 
 def workspace(tmp_path: Path, draft: str = DRAFT, context: str = CONTEXT) -> Path:
-    (tmp_path / "answer.md").write_text(draft, encoding="utf-8", newline="")
-    (tmp_path / "answer.context.md").write_text(context, encoding="utf-8")
-    return tmp_path / "answer.md"
+    return write_pair(tmp_path, draft, context)
 
 
 def caps(*, ask: bool = True, **kwargs: Any) -> types.ClientCapabilities:

@@ -27,6 +27,7 @@ from lsp_helpers import (  # noqa: E402
     status,
     wait_checked,
     wait_for,
+    write_pair,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,9 +41,7 @@ INIT = {"debounce": 0, "relevance": "lexical", "rules": {"FL400": {"threshold": 
 
 
 def workspace(tmp_path: Path, draft: str = DRAFT, context: str = CONTEXT) -> Path:
-    (tmp_path / "answer.md").write_text(draft, encoding="utf-8", newline="")
-    (tmp_path / "answer.context.md").write_text(context, encoding="utf-8")
-    return tmp_path / "answer.md"
+    return write_pair(tmp_path, draft, context)
 
 
 def codes(client, uri: str) -> list[str]:  # type: ignore[no-untyped-def]

@@ -244,25 +244,36 @@ class NLIChecker:
         tok = self.tokenizer
         feats, groups = self._features(premises, hypotheses)
         rows = np.zeros((len(feats), 3), dtype=np.float32)
-        order = sorted(range(len(feats)), key=lambda i: len(feats[i]["input_ids"]))
         with self._lock, torch.inference_mode():
-            for b in range(0, len(feats), self.batch_size):
-                idx = order[b:b + self.batch_size]
+            for idx in length_batches([len(f["input_ids"]) for f in feats], self.batch_size):
                 batch = tok.pad({k: [feats[i][k] for i in idx] for k in feats[idx[0]]}, return_tensors="pt")
                 batch = {k: v.to(self.device) for k, v in batch.items()}
                 with precision_context(self.autocast):
                     logits = self.model(**batch).logits.float() / self.temperature
-                probs = logits.softmax(-1).cpu().numpy()
-                rows[idx, 0] = probs[:, self.ent]
-                if self.neu is not None:
-                    rows[idx, 1] = probs[:, self.neu]
-                if self.con is not None:
-                    rows[idx, 2] = probs[:, self.con]
+                self._store(rows, idx, logits.softmax(-1).cpu().numpy())
+        return self._per_pair(rows, groups, out)
+
+    def _store(self, rows: np.ndarray, idx: Sequence[int], probs: np.ndarray) -> None:
+        """The model's label probabilities of one batch as (entailment, neutral, contradiction) rows."""
+        rows[idx, 0] = probs[:, self.ent]
+        if self.neu is not None:
+            rows[idx, 1] = probs[:, self.neu]
+        if self.con is not None:
+            rows[idx, 2] = probs[:, self.con]
+
+    @staticmethod
+    def _per_pair(rows: np.ndarray, groups: Sequence[Sequence[int]], out: np.ndarray) -> np.ndarray:
+        """One row per pair: renormalised, and a chunked hypothesis only as supported as its least supported part."""
         rows /= rows.sum(axis=1, keepdims=True)
         for i, g in enumerate(groups):
-            # a chunked hypothesis is only as supported as its least supported part
             out[i] = rows[g[0]] if len(g) == 1 else rows[min(g, key=lambda j: rows[j, 0])]
         return out
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (sorted by length; each batch padded to its longest)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    return [order[b:b + batch_size] for b in range(0, len(order), batch_size)]
 
 
 def _chunk_text(text: str, offsets: Sequence[tuple[int, int]], size: int, overlap: int = 32) -> list[str]:

@@ -27,6 +27,7 @@ from faithlint.checkers.nli import (
     _model_identity,
     file_sha256,
     label_indices,
+    length_batches,
     read_sums,
     resolve_model,
 )
@@ -187,12 +188,6 @@ class FastTokenizer:
         return {k: v[0] for k, v in out.items()} if single else out
 
 
-def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (sorted by length; each batch padded to its longest)."""
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    return [order[b:b + batch_size] for b in range(0, len(order), batch_size)]
-
-
 def pad(rows: Sequence[Sequence[int]], value: int = 0) -> np.ndarray:
     width = max((len(r) for r in rows), default=0)
     out = np.full((len(rows), width), value, dtype=np.int64)
@@ -255,12 +250,5 @@ class ONNXChecker(NLIChecker):
                 logits -= logits.max(axis=1, keepdims=True)
                 probs = np.exp(logits)
                 probs /= probs.sum(axis=1, keepdims=True)
-                rows[idx, 0] = probs[:, self.ent]
-                if self.neu is not None:
-                    rows[idx, 1] = probs[:, self.neu]
-                if self.con is not None:
-                    rows[idx, 2] = probs[:, self.con]
-        rows /= rows.sum(axis=1, keepdims=True)
-        for i, g in enumerate(groups):
-            out[i] = rows[g[0]] if len(g) == 1 else rows[min(g, key=lambda j: rows[j, 0])]
-        return out
+                self._store(rows, idx, probs)
+        return self._per_pair(rows, groups, out)

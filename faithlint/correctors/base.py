@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 from faithlint.errors import Cancelled
 from faithlint.fixes import Fix
-from faithlint.types import ContextDoc
+from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
 FLAGS = ("FL100", "FL110", "FL200", "FL210", "FL400")  # findings that make a sentence a correction target
 BLOCKING = ("FL100", "FL110", "FL200", "FL210")  # a candidate with one of these on its sentence is not offered
@@ -43,6 +43,11 @@ class SentenceCorrector(Protocol):
     def correct(self, text: str, context: Sequence[ContextDoc], *, query: str | None = None, markdown: bool = True,
                 within: tuple[int, int] | None = None, cancel: threading.Event | None = None,
                 progress: Progress | None = None) -> Corrections: ...
+
+
+def flag_codes(result: DraftResult, sentence: SentenceResult) -> list[str]:
+    """The codes that make ``sentence`` a correction target (FLAGS findings starting in it), sorted."""
+    return sorted({f.code for f in result.findings if f.code in FLAGS and sentence.start <= f.start < sentence.end})
 
 
 def check_cancel(cancel: threading.Event | None) -> None:

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from faithlint.correctors.base import FLAGS, Corrections, Progress, check_cancel, overlaps
+from faithlint.correctors.base import FLAGS, Corrections, Progress, check_cancel, flag_codes, overlaps
 from faithlint.fixes import Edit, Fix, shorten
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
@@ -134,7 +134,7 @@ class FODCorrector:
         sents = res.sentences
         taken = -1  # a sentence regenerated with an earlier target is not a target of its own
         for i, s in enumerate(sents):
-            codes = sorted({f.code for f in res.findings if f.code in FLAGS and s.start <= f.start < s.end})
+            codes = flag_codes(res, s)
             if not codes or i <= taken or not overlaps(s.start, s.end, within):
                 continue
             last = i

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from faithlint.correctors.base import BLOCKING, FLAGS, Corrections, Progress, check_cancel, overlaps
+from faithlint.correctors.base import BLOCKING, FLAGS, Corrections, Progress, check_cancel, flag_codes, overlaps
 from faithlint.fixes import Edit, Fix, apply_edits, shorten
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
@@ -107,7 +107,7 @@ class RACCorrector:
         claims, _ = lt.claims.claims(units)
         out: list[Target] = []
         for i, s in enumerate(res.sentences):
-            codes = sorted({f.code for f in res.findings if f.code in FLAGS and s.start <= f.start < s.end})
+            codes = flag_codes(res, s)
             if not codes:
                 continue
             facts: list[Fact] = []

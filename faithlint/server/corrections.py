@@ -44,7 +44,7 @@ from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcIn
 from faithlint.correctors.base import FLAGS
 from faithlint.correctors.base import Corrections as Corrected
 from faithlint.errors import Cancelled, FaithlintError
-from faithlint.fixes import Edit, Fix, shorten
+from faithlint.fixes import Edit, shorten
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.checking import Snapshot, prepare_snapshot
 from faithlint.server.code_actions import ActionContext, CodeActions
@@ -141,10 +141,6 @@ def preview(text: str, edits: tuple[Edit, ...], limit: int = 48, whole: bool = F
         else:
             parts.append(f"\u201c{old}\u201d \u2192 \u201c{new}\u201d")
     return ", ".join(parts)
-
-
-def _score(fix: Fix) -> float | None:
-    return float(fix.score) if fix.score is not None else None
 
 
 @dataclass
@@ -420,7 +416,7 @@ class Corrections(Feature):
         """Keep the candidates for this version, offer them, and answer the command."""
         ls = self.server
         candidates = [Candidate(run.method, run.version, tuple(fx.edits), preview(snap.text, tuple(fx.edits)),
-                                preview(snap.text, tuple(fx.edits), limit=240, whole=True), _score(fx), fx.title)
+                                preview(snap.text, tuple(fx.edits), limit=240, whole=True), fx.score, fx.title)
                       for fx in result.fixes if fx.edits]
         notes = [str(n) for n in result.notes]
         stored = self.stored.get(run.uri)
