@@ -1,7 +1,7 @@
 """Language server latency: didChange -> publishDiagnostics for one-sentence edits, cold start, memory.
 
     python bench/lsp_latency.py [--model PATH] [--monitor on|off] [--edits 50] [--draft-words 2000]
-                                [--context-words 10000]
+                                [--context-words 10000] [--server-pythonpath DIR] [--json]
 
 Starts ``python -m faithlint serve`` over stdio with ``debounce = 0``, opens a generated
 2,000-word draft (its supported sentences reworded from the context, not copied) whose sibling
@@ -13,6 +13,10 @@ those latencies, how many pairs each edit re-scored, and the server's resident m
 (VmRSS now, VmHWM peak, from /proc). ``--monitor on`` starts the server with the monitor on
 (``initializationOptions``), so each check also runs the surrogate LM and the aggregator; the
 figures then count the diagnostics the monitor narrowed to the words it marked.
+
+``--server-pythonpath DIR`` runs the server of another faithlint tree (``PYTHONPATH=DIR``, started in
+DIR, same interpreter; bench/speed.py uses it for v0.1): figures its status command lacks come out as null, and
+``monitor`` is only sent when on (older servers reject the key; off is the default).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
@@ -86,6 +91,12 @@ def rss(pid: int) -> dict[str, float]:
     return out
 
 
+def last_stats(st: dict[str, Any]) -> dict[str, Any]:
+    """The first linter's counts for its latest check ({} where the status command has none)."""
+    linters = st.get("linters") or []
+    return dict((linters[0].get("stats") or {}).get("last") or {}) if linters else {}
+
+
 def narrowed(d: types.Diagnostic) -> bool:
     """A sentence finding (FL100/FL200/FL300; FL400 always marks just its value) whose range the monitor
     narrowed to its marked words: its data's start/end differ from its sentence's."""
@@ -129,9 +140,12 @@ class Bench:
         return self.published[version]
 
     async def start_and_open(self, server: list[str], root: Path, init: dict[str, Any], draft: Path,
-                             text: str) -> tuple[int, str]:
-        """Start the server over stdio, initialize it on ``root`` and open ``draft``: (server pid, draft uri)."""
-        await self.client.start_io(*server)
+                             text: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[int, str]:
+        """Start the server over stdio, initialize it on ``root`` and open ``draft``: (server pid, draft uri).
+
+        ``env``, ``cwd``: the server's environment and folder (default: this process's)."""
+        await self.client.start_io(*server, **({"env": env} if env is not None else {}),
+                                   **({"cwd": str(cwd)} if cwd is not None else {}))
         pid = self.client._server.pid  # type: ignore[union-attr]
         caps = types.ClientCapabilities(
             window=types.WindowClientCapabilities(work_done_progress=True),
@@ -157,7 +171,9 @@ def workspace(args: argparse.Namespace, prefix: str) -> tuple[Path, Path, str, d
     draft = tmp / "report.md"
     draft.write_text(draft_text)
     (tmp / "report.context.md").write_text(context_text)
-    init: dict[str, Any] = {"debounce": 0, "monitor": getattr(args, "monitor", "off")}
+    init: dict[str, Any] = {"debounce": 0}
+    if getattr(args, "monitor", "off") == "on":  # off is the default; servers before the monitor reject the key
+        init["monitor"] = "on"
     if args.model:
         init["model"] = args.model
     return tmp, draft, draft_text, init
@@ -167,13 +183,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp, draft, draft_text, init = workspace(args, "faithlint-bench-")
     b = Bench()
     t0 = time.perf_counter()
-    pid, uri = await b.start_and_open([sys.executable, "-m", "faithlint", "serve"], tmp, init, draft, draft_text)
+    env = cwd = None
+    if getattr(args, "server_pythonpath", None):  # ``python -m`` puts its folder first on sys.path: run it there
+        cwd = Path(args.server_pythonpath).resolve()
+        env = {**os.environ, "PYTHONPATH": str(cwd)}
+    pid, uri = await b.start_and_open([sys.executable, "-m", "faithlint", "serve"], tmp, init, draft, draft_text,
+                                      env=env, cwd=cwd)
     first = await b.wait_version(1, args.timeout)
     cold = first - t0
     while not (st := await b.status())["documents"].get(uri, {}).get("complete"):  # a long draft's top comes first
         await asyncio.sleep(0.05)
     whole = b.latest.get(1, first) - t0
-    first_pairs = st["linters"][0]["stats"]["last"] if st["linters"] else {}
+    first_pairs = last_stats(st)
     mem_after_open = rss(pid)
 
     rng = random.Random(11)
@@ -199,7 +220,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         got = await b.wait_version(version, args.timeout)
         latencies.append(got - sent)
         st = await b.status()
-        scored.append(st["linters"][0]["stats"]["last"].get("scored", 0))
+        scored.append(last_stats(st).get("scored", 0))
         timings.append(st.get("lastCheckSeconds") or {})
     mem = rss(pid)
     st = await b.status()
@@ -213,16 +234,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
     return {
         "draft_words": len(draft_text.split()), "context_words": len((tmp / "report.context.md").read_text().split()),
-        "model": args.model or "bundled default", "monitor": init["monitor"], "edits": args.edits,
+        "model": args.model or "bundled default", "monitor": init.get("monitor", "off"), "edits": args.edits,
+        "server_pythonpath": str(Path(args.server_pythonpath).resolve()) if env else None,
         "cold_start_s": round(cold, 2), "cold_start_whole_s": round(whole, 2),
-        "partial_first": st.get("partialResultsDelivered", 0) > 0, "model_load_s": st.get("modelLoadSeconds"),
+        "partial_first": (st.get("partialResultsDelivered") or 0) > 0, "model_load_s": st.get("modelLoadSeconds"),
         "first_check_pairs": first_pairs,
         "edit_latency_ms": {"p50": round(pct(50), 1), "p95": round(pct(95), 1),
                             "mean": round(statistics.fmean(lat_ms), 1) if lat_ms else None,
                             "max": round(lat_ms[-1], 1) if lat_ms else None},
         "pairs_rescored_per_edit": {"median": statistics.median(scored) if scored else None,
                                     "max": max(scored) if scored else None},
-        "server_ms": {k: round(1000 * statistics.fmean(t.get(k) or 0.0 for t in timings), 1)
+        "server_ms": {k: (round(1000 * statistics.fmean(t[k] for t in timings), 1)
+                          if all(isinstance(t.get(k), (int, float)) for t in timings) else None)
                       for k in ("check", "publish")} if timings else None,
         "rss_mib": {"after_open": mem_after_open.get("VmRSS"), "end": mem.get("VmRSS"), "peak": mem.get("VmHWM")},
         "diagnostics": len(b.last), "diagnostics_narrowed": sum(narrowed(d) for d in b.last),
@@ -238,6 +261,8 @@ def main() -> None:
     p.add_argument("--draft-words", type=int, default=2000)
     p.add_argument("--context-words", type=int, default=10000)
     p.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for any one set of diagnostics")
+    p.add_argument("--server-pythonpath", metavar="DIR",
+                   help="run the server of the faithlint tree in DIR (PYTHONPATH=DIR, this interpreter)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = p.parse_args()
     res = asyncio.run(run(args))
