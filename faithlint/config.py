@@ -122,12 +122,13 @@ class Config(BaseModel):
     max_windows: int = Field(default=4, ge=1)
     relevance: Literal["embedding", "lexical"] = "embedding"
     evidence: Literal["assembled", "windows"] = "assembled"
+    evidence_candidates: int = Field(default=12, ge=0)
     aggregation: Literal["max", "weighted", "min"] = "max"
     query_claim: Literal["auto", "always", "never"] = "auto"
     check_headings: bool = False
     min_words: int = Field(default=3, ge=1)
     verbatim: bool = True
-    batch_size: int = Field(default=32, ge=1)
+    batch_size: int = Field(default=8, ge=1)
     select: list[str] = Field(default_factory=lambda: ["FL"])
     ignore: list[str] = Field(default_factory=list)
     rules: dict[RuleCode, RuleSettings] = Field(default_factory=dict)

@@ -24,6 +24,7 @@ from faithlint.relevance import content_words
 
 PIECE_TOKENS = 48  # short lines (JSON records, tables) are packed up to this size; longer sentences are cut
 GAP = " \u2026 "
+LEXICAL_WEIGHT = 0.5  # word/number overlap beside the embedding cosine in a piece's relevance
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -56,12 +57,6 @@ def lexical_overlap(sentence: str, pieces: Sequence[frozenset[str]]) -> np.ndarr
     for j, pw in enumerate(pieces):
         out[j] = sum(weight[w] for w in words & pw) / denom
     return out
-
-
-def rank_scores(similarity: np.ndarray, sentence: str, piece_terms: Sequence[frozenset[str]],
-                lexical_weight: float = 0.5) -> np.ndarray:
-    """Relevance of each piece to the sentence: embedding cosine plus weighted word/number overlap."""
-    return similarity + lexical_weight * lexical_overlap(sentence, piece_terms)
 
 
 def assemble(pieces: Sequence[Piece], scores: np.ndarray, budget: int, neighbours: int = 1) -> list[int]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from faithlint.evidence import Piece, assemble, premise_text, rank_scores
+from faithlint.evidence import LEXICAL_WEIGHT, Piece, assemble, lexical_overlap, premise_text
 from faithlint.relevance import select
 from faithlint.stages import EvidenceRequest, EvidenceSelector, Selection
 from faithlint.types import ContextDoc, Evidence
@@ -63,7 +63,14 @@ class WindowedEvidence:
 
 
 class AssembledEvidence:
-    """One premise per unit from the context pieces that carry its facts (see :mod:`faithlint.evidence`)."""
+    """One premise per unit from the context pieces that carry its facts (see :mod:`faithlint.evidence`).
+
+    The embedding model is the costly part of a check with a long context (every piece is embedded), so it
+    only runs where it can change a premise: a context that fits a unit's budget whole is its premise
+    whatever the ranking (the quoted piece is then the one sharing most words), and of a longer context
+    only the pieces among each unit's ``evidence_candidates`` best by word and number overlap are embedded
+    (12 kept every task type's development AUROC within 0.01 of embedding all; 8 did not).
+    """
 
     name = "assembled"
 
@@ -74,21 +81,50 @@ class AssembledEvidence:
             ps, ts = request.index.pieces(doc, d, key)
             pieces.extend(ps)
             piece_terms.extend(ts)
-        rows = [i for i, skip in enumerate(request.skip) if not skip]
+        total = sum(p.tokens for p in pieces)
+        rows = [i for i, skip in enumerate(request.skip) if not skip and total > request.budgets[i]]
         row = {i: r for r, i in enumerate(rows)}
-        sim = request.relevance.similarity(_queries(request, rows), [p.text for p in pieces]) if rows else None
+        lexical = {i: lexical_overlap(request.texts[i], piece_terms) for i, skip in enumerate(request.skip)
+                   if not skip and pieces}
+        sim = self._similarity(request, rows, pieces, [lexical[i] for i in rows])
         out: list[Selection] = []
-        for i, text in enumerate(request.texts):
-            if i not in row or not pieces:
+        for i in range(len(request.texts)):
+            if i not in lexical:
                 out.append(Selection([], [], []))
                 continue
-            scores = rank_scores(sim[row[i]], text, piece_terms)
-            idx = assemble(pieces, scores, request.budgets[i])
+            if i in row:
+                scores = sim[row[i]] + LEXICAL_WEIGHT * lexical[i]
+                idx = assemble(pieces, scores, request.budgets[i])
+            else:  # the whole context fits: ranking changes nothing but the quote
+                scores = lexical[i]
+                idx = list(range(len(pieces)))
             evs = [Evidence(pieces[j].source, pieces[j].start, pieces[j].end, pieces[j].text, float(scores[j]))
                    for j in idx]
             best = int(np.argmax([scores[j] for j in idx]))  # the verdict is quoted from its most relevant piece
             out.append(Selection(evs, [premise_text(pieces, idx)], [1.0], best))
         return out
+
+    def _similarity(self, request: EvidenceRequest, rows: list[int], pieces: list[Piece],
+                    lexical: list[np.ndarray]) -> np.ndarray:
+        """Embedding cosine of each row's unit with each piece. Only a unit's own candidates are ranked by
+        cosine (the rest get the lowest cosine among them), so a unit's premise never depends on the other
+        units of the draft: an edit elsewhere, or checking part of a draft first, changes nothing here."""
+        if not rows:
+            return np.zeros((0, len(pieces)), dtype=np.float32)
+        queries = _queries(request, rows)
+        k = request.config.evidence_candidates
+        if not k or k >= len(pieces):
+            return request.relevance.similarity(queries, [p.text for p in pieces])
+        own = [np.argsort(-lex, kind="stable")[:k] for lex in lexical]
+        keep = sorted({int(j) for cols in own for j in cols})
+        column = {j: c for c, j in enumerate(keep)}
+        part = request.relevance.similarity(queries, [pieces[j].text for j in keep])
+        sim = np.empty((len(rows), len(pieces)), dtype=np.float32)
+        for r, cols in enumerate(own):
+            mine = part[r, [column[int(j)] for j in cols]]
+            sim[r] = mine.min()
+            sim[r, cols] = mine
+        return sim
 
 
 SELECTORS: dict[str, EvidenceSelector] = {s.name: s for s in (AssembledEvidence(), WindowedEvidence())}

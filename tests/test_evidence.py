@@ -85,6 +85,46 @@ def test_a_fused_sentence_gets_one_premise_with_both_distant_facts():
     assert len(res.sentences[0].windows) >= 2  # every piece is kept as evidence (FL400 reads them)
 
 
+class RecordingRelevance(LexicalRelevance):
+    """Lexical cosine standing in for the embedding model; records what it was asked to embed."""
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def similarity(self, queries, docs):
+        self.embedded.extend(docs)
+        return super().similarity(queries, docs)
+
+
+def _premises(cfg: Config, relevance, *texts: str, context=FUSED_CTX) -> list[str]:
+    checker = PremiseRecorder()
+    lt = Linter(cfg, checker=checker, relevance=relevance, splitter=SentenceSplitter(use_spacy=False),
+                values=ValueExtractor(nlp=False))
+    lt.check(" ".join(texts), context)
+    return [p for p, _ in checker.seen]
+
+
+def test_a_context_that_fits_whole_is_not_ranked_by_the_embedding_model():
+    rel = RecordingRelevance()
+    ctx = [ContextDoc("c.txt", "The library reopened in 2024. It cost $12.5 million.")]
+    assert _premises(Config(), rel, "In 2024 the library was reopened.", context=ctx) == \
+        ["The library reopened in 2024. It cost $12.5 million."]
+    assert rel.embedded == []
+
+
+def test_only_each_units_best_lexical_candidates_are_embedded_and_units_do_not_affect_each_other():
+    a = "Helen Okafor, who joined in 2019, saw the council approve the renovation budget."
+    b = "The weather on day 7 and day 31 was described in detail."
+    rel = RecordingRelevance()
+    both = _premises(Config(evidence_candidates=3), rel, a, b)
+    assert len(set(rel.embedded)) <= 6  # of 42 pieces: at most 3 per sentence
+    assert _premises(Config(evidence_candidates=3), RecordingRelevance(), a) == both[:1]
+    assert _premises(Config(evidence_candidates=3), RecordingRelevance(), b) == both[1:]
+    everything = RecordingRelevance()
+    _premises(Config(evidence_candidates=0), everything, a)
+    assert len(set(everything.embedded)) > 6  # 0: every piece is ranked
+
+
 def test_windows_mode_still_judges_each_window():
     checker = PremiseRecorder()
     lt = Linter(Config(evidence="windows", max_windows=4, top_p=0.99), checker=checker,

@@ -113,13 +113,18 @@ def test_onnx_checker_reproduces_the_torch_checker():
 
 
 @pytest.mark.slow
-def test_onnx_embeddings_reproduce_the_torch_embeddings():
+def test_onnx_embeddings_rank_like_the_torch_embeddings():
+    """The shipped graph is int8 (per-channel): close to the fp32 embeddings, and it ranks alike."""
     from faithlint.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
 
-    texts = [(EXAMPLE / "answer.context.md").read_text() * 3, "The project cost $25 million.", "", "Café"]
+    ctx = (EXAMPLE / "answer.context.md").read_text()
+    texts = [ctx * 3, "The project cost $25 million.", "", "Café"] + [p for p in ctx.split("\n") if p.strip()]
     a, b = EmbeddingRelevance().encode(texts), OnnxEmbeddingRelevance(threads=1).encode(texts)
-    assert a.shape == b.shape == (4, 384)
-    assert np.abs(a - b).max() < 2e-3 and np.abs((a @ a.T) - (b @ b.T)).max() < 1e-3
+    assert a.shape == b.shape == (len(texts), 384)
+    # int8 moves a cosine by up to about 0.06 here; what matters is the ranking
+    assert (np.sum(a * b, axis=1) > 0.97).all() and np.abs((a @ a.T) - (b @ b.T)).max() < 0.1
+    query = 1  # the draft's sentence: the most similar context paragraph is the same for both
+    assert np.argmax(a[4:] @ a[query]) == np.argmax(b[4:] @ b[query])
 
 
 @pytest.mark.slow
