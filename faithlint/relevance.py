@@ -17,10 +17,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from cachetools import LRUCache
+
+if TYPE_CHECKING:
+    from faithlint.disk_cache import DiskCache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -117,6 +120,38 @@ class EmbeddingRelevance:
         if not queries or not docs:
             return np.zeros((len(queries), len(docs)), dtype=np.float32)
         return self.encode(queries) @ self.encode(docs).T
+
+    def identity(self) -> str:
+        """What decides the embeddings besides the text (the disk cache's key): the model's files, the runtime."""
+        from faithlint.disk_cache import file_identity
+
+        graph = getattr(self, "graph", None)
+        if graph is not None:
+            return f"{self.runtime}:{file_identity(Path(graph))}:{EMBED_MAX_LENGTH}"
+        return f"{self.runtime}:{getattr(self.model, 'name_or_path', '')}:{EMBED_MAX_LENGTH}"
+
+    def warm(self, texts: Sequence[str], disk: DiskCache | None) -> None:
+        """Have the embeddings of ``texts`` (one context document's pieces) in memory: read from ``disk`` when this
+        model embedded the same texts before (a reopened workspace), else computed now and stored there."""
+        if not texts:
+            return
+        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        with self._lock:
+            if all(k in self._cache for k in keys):
+                return
+        if disk is None:
+            self.encode(texts)
+            return
+        from faithlint.disk_cache import key as disk_key
+
+        k = disk_key(self.identity(), *texts)
+        got = disk.get_array("embeddings", k)
+        if got is not None and got.shape == (len(texts), 384) and got.dtype == np.float32 and np.isfinite(got).all():
+            with self._lock:
+                for tk, row in zip(keys, got):
+                    self._cache[tk] = row
+            return
+        disk.put_array("embeddings", k, self.encode(texts))
 
 
 class OnnxEmbeddingRelevance(EmbeddingRelevance):
