@@ -129,6 +129,8 @@ class Config(BaseModel):
     min_words: int = Field(default=3, ge=1)
     verbatim: bool = True
     batch_size: int = Field(default=8, ge=1)
+    cache_dir: str | None = None  # None: the user cache directory; "off": no disk cache ($FAITHLINT_CACHE_DIR wins)
+    cache_max_mb: int = Field(default=512, ge=1)
     select: list[str] = Field(default_factory=lambda: ["FL"])
     ignore: list[str] = Field(default_factory=list)
     rules: dict[RuleCode, RuleSettings] = Field(default_factory=dict)

@@ -9,6 +9,7 @@ watcher use :func:`prepare_draft`, which raises the first error as a one-line
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,7 @@ class Preparation:
     problems: list[Problem] = field(default_factory=list)
     pairing: Pairing | None = None
     context_paths: list[Path] = field(default_factory=list)  # the pairing's paths, as loaded
+    parse_ms: float = 0.0  # the Markdown parse's share of preparing (the server's status shows it)
 
 
 def _no_context_message(draft: Path) -> str:
@@ -124,7 +126,9 @@ def prepare(draft: Path | None, config: Config, config_path: Path | None, *, tex
     if not allow_empty and not text.strip():
         out.problems.append(Problem("error", "empty", f"{name}: empty draft", InputError(f"{name}: empty draft")))
         return out
+    t = time.perf_counter()
     extracted = extract(text, markdown=True) if markdown else None  # parsed once: Linter.check reuses it
+    out.parse_ms = round(1000 * (time.perf_counter() - t), 2)
     front_matter = extracted.front_matter if extracted is not None else None
     try:
         pairing = resolve_pairing(draft, front_matter, config, config_path, cli_context=list(cli_context) or None,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,8 +29,9 @@ from faithlint.claims.extractors import extractor_for, extractor_settings, warm_
 from faithlint.claims.units import ClaimUnit, ClaimUnits
 from faithlint.claims.verdicts import Verdict, claim_result, claims_flag, deduplicated, take_claims_verdict
 from faithlint.config import Config
-from faithlint.context_index import ContextIndex, doc_key
+from faithlint.context_index import ContextIndex, context_file, doc_key
 from faithlint.digests import digest
+from faithlint.disk_cache import DiskCache, open_cache
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import content_words, load_relevance
 from faithlint.rules.base import Judged, RuleContext
@@ -58,6 +60,14 @@ class Stats:
     pair_cache_hits: int = 0
     drafts_checked: int = 0
     last: dict[str, int] = field(default_factory=dict)
+    # milliseconds per stage of the latest check (parse, split, evidence, checker, rules, results)
+    stage_ms: dict[str, float] = field(default_factory=dict)
+
+    def add_ms(self, stage: str, since: float) -> float:
+        """Add the time since ``since`` (a ``time.perf_counter()``) to ``stage``; returns now."""
+        now = time.perf_counter()
+        self.stage_ms[stage] = round(self.stage_ms.get(stage, 0.0) + 1000 * (now - since), 2)
+        return now
 
 
 class Linter:
@@ -83,12 +93,16 @@ class Linter:
         self._rules = list(rules) if rules is not None else None
         self._monitor = monitor
         self._claims = claims
-        self.index = ContextIndex(lambda: self.splitter, lambda: self.checker)
+        self.index = ContextIndex(lambda: self.splitter, lambda: self.checker, lambda: self.disk_cache)
+        self._stored: LRUCache = LRUCache(256)  # context documents: how many piece embeddings are on disk
         self._load_lock = threading.Lock()
         self._cache_lock = threading.Lock()
         self._pair_cache: LRUCache = LRUCache(200_000)
         self._value_cache: LRUCache = LRUCache(20_000)
         self._verbatim_cache: LRUCache = LRUCache(20_000)
+        # evidence selected per unit: an edit re-selects only the sentences it changed
+        self._selection_cache: LRUCache = LRUCache(20_000)
+        self._count_cache: LRUCache = LRUCache(20_000)
         self.stats = Stats()
 
     # lazily loaded parts
@@ -127,6 +141,11 @@ class Linter:
                 nlp = self._splitter.nlp if self._splitter is not None else None
                 self._values = ValueExtractor(nlp=nlp)
             return self._values
+
+    @property
+    def disk_cache(self) -> DiskCache | None:
+        """The on-disk cache of context splits and piece embeddings (``cache_dir``; None when off)."""
+        return open_cache(self.config.cache_dir, self.config.cache_max_mb)
 
     @property
     def monitor(self) -> Any:
@@ -168,7 +187,8 @@ class Linter:
     def cache_sizes(self) -> dict[str, int]:
         """Entries per cache (the server's status command shows them)."""
         return {"pairs": len(self._pair_cache), "contextDocs": len(self.index.sentences_cache),
-                "windows": len(self.index.windows_cache), "values": len(self._value_cache)}
+                "windows": len(self.index.windows_cache), "values": len(self._value_cache),
+                "selections": len(self._selection_cache)}
 
     def load(self) -> None:
         """Load every model now (the server does this in the background at start)."""
@@ -199,7 +219,12 @@ class Linter:
         their own, then the rest; an editor shows the top of a freshly opened draft while the rest is
         still being checked.
         """
-        ex, units = self.sentences(text, markdown, extracted)
+        self.stats.stage_ms = {}
+        t = time.perf_counter()
+        ex = extracted if extracted is not None else extract(text, markdown=markdown)
+        t = self.stats.add_ms("parse", t)
+        units = self.extractor.units(ex, self.config)
+        self.stats.add_ms("split", t)
         result = DraftResult(text=text, path=path, id=id)
         if ex.front_matter_error:
             result.notes.append(ex.front_matter_error)
@@ -243,7 +268,7 @@ class Linter:
         """
         cfg = self.config
         checker = self.checker
-        counts = checker.count_tokens(texts)
+        counts = self._token_counts(checker, texts)
         model_max = getattr(checker, "model_max", 512)
         budgets = [token_budget(cfg.max_length, n, model_max=model_max) for n in counts]
         keys = [doc_key(doc) for doc in context]
@@ -251,9 +276,73 @@ class Linter:
         hypotheses = [s if a else claim(s, query, cfg.query_claim) for s, a in zip(texts, alone)]
         copied = [self._verbatim(s, context, keys) if cfg.verbatim and h == s else None
                   for s, h in zip(texts, hypotheses)]
-        request = EvidenceRequest(texts, hypotheses, context, keys, budgets, [c is not None for c in copied], query,
-                                  cfg, self.index, self.relevance)
-        return copied, self.selector.select(request), hypotheses
+        skip = [c is not None for c in copied]
+        disk_docs = self._disk_documents(context, keys)
+        self._load_embeddings(disk_docs)
+        # a unit's selection depends on its own text, budget and query, the context and the settings only
+        fp = self._settings_fingerprint()
+        sel_keys = [digest(fp, t, h, str(b), str(k), query or "", *keys)
+                    for t, h, b, k in zip(texts, hypotheses, budgets, skip)]
+        with self._cache_lock:
+            got: list[Selection | None] = [self._selection_cache.get(k) for k in sel_keys]
+        todo = [i for i, sel in enumerate(got) if sel is None]
+        if todo:
+            request = EvidenceRequest([texts[i] for i in todo], [hypotheses[i] for i in todo], context, keys,
+                                      [budgets[i] for i in todo], [skip[i] for i in todo], query, cfg, self.index,
+                                      self.relevance)
+            fresh = self.selector.select(request)
+            with self._cache_lock:
+                for i, sel in zip(todo, fresh):
+                    got[i] = sel
+                    self._selection_cache[sel_keys[i]] = sel
+            self._store_embeddings(disk_docs)
+        return copied, [sel for sel in got if sel is not None], hypotheses
+
+    def _disk_documents(self, context: Sequence[ContextDoc], keys: Sequence[str]) -> list[tuple[tuple, list[str]]]:
+        """The context files whose piece embeddings the disk cache keeps: ((key, position), piece texts)."""
+        disk = self.disk_cache
+        if disk is None or self._selector is not None or self.config.evidence != "assembled" or \
+                not hasattr(self.relevance, "store_cached"):
+            return []
+        return [((key, d), [p.text for p in self.index.pieces(doc, d, key)[0]])
+                for d, (doc, key) in enumerate(zip(context, keys)) if context_file(doc)]
+
+    def _load_embeddings(self, docs: list[tuple[tuple, list[str]]]) -> None:
+        """A reopened workspace embeds again only what no earlier process embedded (read once per document)."""
+        for ident, texts in docs:
+            if ident not in self._stored:
+                self._stored[ident] = self.relevance.load_cached(texts, self.disk_cache)
+
+    def _store_embeddings(self, docs: list[tuple[tuple, list[str]]]) -> None:
+        """Only the pieces a check ranked are embedded; the file is rewritten when a check embedded more."""
+        for ident, texts in docs:
+            n = self.relevance.known(texts)
+            if n > self._stored.get(ident, 0):
+                self.relevance.store_cached(texts, self.disk_cache)
+                self._stored[ident] = n
+
+    def _token_counts(self, checker: Any, texts: Sequence[str]) -> list[int]:
+        """``checker.count_tokens``, remembered per text: an edit re-counts only the sentences it changed."""
+        name = getattr(checker, "name", type(checker).__name__)
+        keys = [(name, t) for t in texts]
+        with self._cache_lock:
+            counts = [self._count_cache.get(k) for k in keys]
+        todo = [i for i, n in enumerate(counts) if n is None]
+        if todo:
+            fresh = checker.count_tokens([texts[i] for i in todo])
+            with self._cache_lock:
+                for i, n in zip(todo, fresh):
+                    counts[i] = self._count_cache[keys[i]] = n
+        return [n for n in counts if n is not None]
+
+    def _settings_fingerprint(self) -> str:
+        """What besides a unit and the context decides its evidence: every setting, the selector (a given one by
+        identity), the relevance model and the checker's tokenizer."""
+        custom = id(self._selector) if self._selector is not None else ""
+        parts = [self.config.model_dump_json(), type(self.selector).__qualname__, custom,
+                 getattr(self.relevance, "name", type(self.relevance).__name__), getattr(self.relevance, "runtime", ""),
+                 getattr(self.checker, "name", type(self.checker).__name__)]
+        return digest(*map(str, parts)).hex()
 
     # ------------------------------------------------------------------ stages
     def _judge_units(self, units: Sequence[Unit], claims: Sequence[list[ClaimUnit]], context: Sequence[ContextDoc],
@@ -274,11 +363,14 @@ class Linter:
 
     def _judge(self, texts: Sequence[str], context: Sequence[ContextDoc], query: str | None,
                cancelled: Callable[[], bool] | None, standalone: Sequence[bool] = ()) -> list[Verdict]:
+        t = time.perf_counter()
         copied, selections, hypotheses = self.evidence(texts, context, query, standalone)
+        t = self.stats.add_ms("evidence", t)
         if cancelled and cancelled():
             return [(_NEUTRAL.copy(), None, []) for _ in texts]
         pairs = [(p, h) for sel, h in zip(selections, hypotheses) for p in sel.premises]
         probs, fresh = self._score(pairs)
+        self.stats.add_ms("checker", t)
         out: list[Verdict] = []
         k = 0
         rescored = 0
@@ -332,6 +424,7 @@ class Linter:
                 cancelled: Callable[[], bool] | None = None, context: Sequence[ContextDoc] = (),
                 query: str | None = None, claims: Sequence[list[ClaimUnit]] = (),
                 claim_verdicts: Sequence[list[Verdict]] = ()) -> DraftResult:
+        t_all = time.perf_counter()
         use_claims = self.config.unit != "sentence"
         for i, (u, verdict) in enumerate(zip(units, verdicts)):
             cs = [claim_result(c, v) for c, v in zip(claims[i], claim_verdicts[i])] if use_claims else None
@@ -347,7 +440,9 @@ class Linter:
         for s in result.sentences:
             if s.verdict_from == "claims" and s.claims:
                 take_claims_verdict(s, self.config.claim_aggregation)
+        t = time.perf_counter()
         result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point, claims)
+        t_all += self.stats.add_ms("rules", t) - t  # the rules' time is not the results' too
         scores = [s.score for s in result.sentences]
         result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
                         "unsupported_share": float(np.mean([s.label != "entailment" for s in result.sentences]))}
@@ -355,6 +450,7 @@ class Linter:
             labels = [c.label for s in result.sentences for c in s.claims or ()]
             result.score["claims"] = float(len(labels))
             result.score["claims_supported_share"] = supported_share(labels)
+        self.stats.add_ms("results", t_all)
         return result
 
     def _monitor_verdicts(self, results: list[SentenceResult], context: Sequence[ContextDoc],

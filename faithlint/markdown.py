@@ -44,7 +44,9 @@ Suppression comments (both modes)
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -210,7 +212,45 @@ _FORMAT_TAG = re.compile(r"</?(?:a|abbr|b|bdi|bdo|cite|del|dfn|em|i|ins|kbd|mark
                          r"time|u|var)(?:[\s/>])", re.I)
 
 
+# An edit re-parses the whole draft, but the blocks it did not touch come out the same, only shifted: each
+# block's result is kept under everything it is computed from, relative to its first character.
+_BLOCKS: OrderedDict[tuple, tuple[str | None, list[int], list[tuple[int, int]]]] = OrderedDict()
+_BLOCKS_MAX = 4096
+_BLOCKS_LOCK = threading.Lock()
+
+
 def _inline_block(tok: Any, kind: str, n2o: Sequence[int], code_spans: list[tuple[int, int]]) -> Block | None:
+    """:func:`_build_inline_block`, remembered per block: the same block at another offset is shifted, not rebuilt."""
+    content: str = tok.content
+    cmap: list[int] = tok.meta.get("fl_map") or [-1] * len(content)
+    base = next((p for p in cmap if p >= 0), -1)
+    if base < 0:
+        return _build_inline_block(tok, kind, n2o, code_spans)
+    rel = tuple(p - base if p >= 0 else None for p in cmap)
+    # a range (no CR in the draft) maps every position the same way; a list needs its own shape in the key
+    shape = () if isinstance(n2o, range) else tuple(n2o[p] - n2o[base] if p >= 0 else None for p in cmap)
+    children = tuple((c.type, c.meta.get("fl_span"), c.content, c.info, c.markup) for c in tok.children or ())
+    key = (kind, content, rel, shape, children)
+    shift = n2o[base]
+    with _BLOCKS_LOCK:
+        hit = _BLOCKS.get(key)
+        if hit is not None:
+            _BLOCKS.move_to_end(key)
+    if hit is None:
+        spans: list[tuple[int, int]] = []
+        block = _build_inline_block(tok, kind, n2o, spans)
+        hit = (block.text if block else None, [m - shift for m in block.map] if block else [],
+               [(a - base, b - base) for a, b in spans])
+        with _BLOCKS_LOCK:
+            _BLOCKS[key] = hit
+            if len(_BLOCKS) > _BLOCKS_MAX:
+                _BLOCKS.popitem(last=False)
+    text, rel_map, rel_spans = hit
+    code_spans.extend((a + base, b + base) for a, b in rel_spans)
+    return Block(text, [m + shift for m in rel_map], kind) if text is not None else None
+
+
+def _build_inline_block(tok: Any, kind: str, n2o: Sequence[int], code_spans: list[tuple[int, int]]) -> Block | None:
     content: str = tok.content
     cmap: list[int] = tok.meta.get("fl_map") or [-1] * len(content)
     n = len(content)

@@ -17,10 +17,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from cachetools import LRUCache
+
+if TYPE_CHECKING:
+    from faithlint.disk_cache import DiskCache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -117,6 +120,46 @@ class EmbeddingRelevance:
         if not queries or not docs:
             return np.zeros((len(queries), len(docs)), dtype=np.float32)
         return self.encode(queries) @ self.encode(docs).T
+
+    def identity(self) -> str:
+        """What decides the embeddings besides the text (the disk cache's key): the model's files, the runtime."""
+        from faithlint.disk_cache import file_identity
+
+        graph = getattr(self, "graph", None)
+        if graph is not None:
+            return f"{self.runtime}:{file_identity(Path(graph))}:{EMBED_MAX_LENGTH}"
+        return f"{self.runtime}:{getattr(self.model, 'name_or_path', '')}:{EMBED_MAX_LENGTH}"
+
+    def known(self, texts: Sequence[str]) -> int:
+        """How many of ``texts`` have their embedding in memory."""
+        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        with self._lock:
+            return sum(k in self._cache for k in keys)
+
+    def load_cached(self, texts: Sequence[str], disk: DiskCache) -> int:
+        """Embeddings of one context document's pieces that an earlier process stored (rows it never embedded
+        are NaN there), into memory; nothing is computed. Returns how many of ``texts`` are now known."""
+        from faithlint.disk_cache import key as disk_key
+
+        got = disk.get_array("embeddings", disk_key(self.identity(), *texts))
+        if got is not None and got.shape == (len(texts), 384) and got.dtype == np.float32:
+            with self._lock:
+                for t, row in zip(texts, got):
+                    if np.isfinite(row).all():
+                        self._cache[hashlib.sha1(t.encode("utf-8")).hexdigest()] = row
+        return self.known(texts)
+
+    def store_cached(self, texts: Sequence[str], disk: DiskCache) -> None:
+        """Store the embeddings of ``texts`` that are in memory (NaN rows for the others) for later processes."""
+        from faithlint.disk_cache import key as disk_key
+
+        out = np.full((len(texts), 384), np.nan, dtype=np.float32)
+        with self._lock:
+            for i, t in enumerate(texts):
+                row = self._cache.get(hashlib.sha1(t.encode("utf-8")).hexdigest())
+                if row is not None:
+                    out[i] = row
+        disk.put_array("embeddings", disk_key(self.identity(), *texts), out)
 
 
 class OnnxEmbeddingRelevance(EmbeddingRelevance):

@@ -75,6 +75,11 @@ async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_pa
         st = await wait_checked(client, uri, 2, LOAD_TIMEOUT, interval=0.1)
         last = st["linters"][0]["stats"]["last"]
         assert 1 <= last["scored"] <= 4 < last["pairs"] and last["pairs"] == first["last"]["pairs"]
+        stages = st["lastCheckMs"]  # where the edit's time went, for bench/lsp_latency.py
+        assert {"prepare", "parse", "split", "evidence", "checker", "rules", "results", "diagnostics",
+                "total"} <= set(stages), stages
+        assert all(v >= 0 for v in stages.values()) and stages["checker"] > 0
+        assert sum(v for k, v in stages.items() if k != "total") <= stages["total"] + 5
 
         # hover on any sentence shows probabilities and the 1-5 score
         lines = text.split("\n")

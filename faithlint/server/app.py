@@ -188,6 +188,7 @@ class FaithlintServer(LanguageServer):
         self.delivered_results = 0
         self.partial_delivered = 0
         self.timings: dict[str, Any] = {}  # seconds spent on the latest delivered check (status command)
+        self.stage_ms: dict[str, float] = {}  # its milliseconds per stage, diagnostics included (status command)
         self._result_ids = itertools.count(1)
         self._progress_ids = itertools.count(1)
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -418,8 +419,11 @@ class FaithlintServer(LanguageServer):
         state.result_id = f"{job.version}-{next(self._result_ids)}"
         t0 = time.perf_counter()
         self._publish(state)
-        self.timings = {"check": round(outcome.elapsed, 4), "publish": round(time.perf_counter() - t0, 4),
+        publish = time.perf_counter() - t0
+        self.timings = {"check": round(outcome.elapsed, 4), "publish": round(publish, 4),
                         "queued": round(job.started - job.due, 4) if job.started else None}
+        self.stage_ms = {**outcome.stage_ms, "diagnostics": round(1000 * publish, 2),
+                         "total": round(1000 * (outcome.elapsed + publish), 2)}
         for feature in self.features:
             try:
                 feature.on_checked(state)

@@ -212,6 +212,7 @@ class Outcome:
     config_path: Path | None = None
     elapsed: float = 0.0
     partial: bool = False  # only the first sentences of the draft; the whole follows
+    stage_ms: dict[str, float] = field(default_factory=dict)  # where the check's time went (status command)
 
 
 NO_CONTEXT_HELP = ("No context is paired with this draft, so faithlint cannot check it. Pair one with "
@@ -255,6 +256,8 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
     t0 = time.perf_counter()
     out = Outcome(snapshot=snap, config_path=config_path)
     prep = prepare_snapshot(config, config_path, snap)
+    prepared = time.perf_counter()
+    out.stage_ms = {"prepare": round(1000 * (prepared - t0) - prep.parse_ms, 2), "parse": prep.parse_ms}
     out.problems = [_shown(p, snap) for p in prep.problems]
     if prep.pairing is not None:
         out.pairing_how = prep.pairing.how
@@ -276,6 +279,8 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
                             elapsed=time.perf_counter() - t0))
     # the Markdown parsed once: preparation's parse (front matter) is the one the linter checks
     out.result = draft.check(linter, path=str(snap.path), cancelled=cancelled, partial=on_partial)
+    stats = getattr(linter, "stats", None)  # a linter given to the server may keep none
+    out.stage_ms.update({k: v for k, v in getattr(stats, "stage_ms", {}).items() if k != "parse"})
     for note in out.result.notes:
         if note.startswith("front matter"):
             out.problems.append(Problem("warning", "front-matter", note))

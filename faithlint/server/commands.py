@@ -76,6 +76,9 @@ class Commands(Feature):
             "resultsDelivered": ls.delivered_results,
             "partialResultsDelivered": ls.partial_delivered,
             "lastCheckSeconds": dict(ls.timings),
+            # milliseconds per stage of the latest delivered check: prepare (pairing, context), parse (Markdown),
+            # split, evidence, checker, rules, results, diagnostics (building and sending them), total
+            "lastCheckMs": dict(ls.stage_ms),
             "resultsDropped": ls.dropped_results,
             "debounceMs": ls.debounce_ms,
         }
