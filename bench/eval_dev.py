@@ -73,7 +73,8 @@ def dump_rows(args) -> Path:
 
     data = data_dir(args.data)
     cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
-                 precision=args.precision, relevance=args.relevance)
+                 precision=args.precision, relevance=args.relevance,
+                 evidence_candidates=args.evidence_candidates)
     relevance = None
     if getattr(args, "embedding_dir", None):
         from faithlint.relevance import OnnxEmbeddingRelevance
@@ -250,6 +251,8 @@ def main() -> None:
                     help="where the checker and the embedding model run (config runtime)")
     ap.add_argument("--precision", choices=["auto", "fp32", "bf16", "int8"], default="auto",
                     help="checker precision (config precision)")
+    ap.add_argument("--evidence-candidates", type=int, default=12,
+                    help="pieces per sentence ranked by the embedding model (config evidence_candidates; 0: all)")
     ap.add_argument("--relevance", choices=["embedding", "lexical"], default="embedding",
                     help="how context pieces are ranked (config relevance)")
     ap.add_argument("--embedding-dir", help="an ONNX embedding export to use instead of the bundled one")

@@ -112,6 +112,13 @@ def speed_md(t: dict | None, b: dict | None, e: dict | None, b01: dict | None = 
     return "\n".join(lines)
 
 
+def speed_issue15_md(res: dict) -> str:
+    """bench/speed.py's table: the default path against v0.1, measured in one run."""
+    from speed import markdown
+
+    return markdown(res)
+
+
 def main() -> None:
     f, n, t, b = load("faithfulness.json"), load("nli.json"), load("throughput.json"), load("batch.json")
     exp = MODEL_DIR / "export_report.json"
@@ -125,7 +132,11 @@ def main() -> None:
         parts.append("### Faithfulness on the development sets\n\n" + faithfulness_md(f))
     if n:
         parts.append("### Sentence-pair NLI (reported, not optimised)\n\n" + nli_md(n))
-    parts.append("### Speed, memory, calibration\n\n" + speed_md(t, b, e, load("batch_v01.json")))
+    speed = load("speed.json")
+    parts.append("### Speed, memory, calibration\n\n"
+                 + (speed_issue15_md(speed) + "\n\nEarlier figures, on the torch path (before issue 15):\n\n"
+                    if speed else "")
+                 + speed_md(t, b, e, load("batch_v01.json")))
     body = "\n\n".join(parts)
     readme = ROOT / "README.md"
     text = readme.read_text()
