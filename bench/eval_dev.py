@@ -74,7 +74,7 @@ def dump_rows(args) -> Path:
     data = data_dir(args.data)
     cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
                  precision=args.precision, relevance=args.relevance,
-                 evidence_candidates=args.evidence_candidates)
+                 evidence_candidates=args.evidence_candidates, context_split=args.context_split)
     relevance = None
     if getattr(args, "embedding_dir", None):
         from faithlint.relevance import OnnxEmbeddingRelevance
@@ -253,6 +253,7 @@ def main() -> None:
                     help="checker precision (config precision)")
     ap.add_argument("--evidence-candidates", type=int, default=12,
                     help="pieces per sentence ranked by the embedding model (config evidence_candidates; 0: all)")
+    ap.add_argument("--context-split", choices=["spacy", "rules"], default="spacy")
     ap.add_argument("--relevance", choices=["embedding", "lexical"], default="embedding",
                     help="how context pieces are ranked (config relevance)")
     ap.add_argument("--embedding-dir", help="an ONNX embedding export to use instead of the bundled one")

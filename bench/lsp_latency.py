@@ -258,7 +258,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "draft_words": len(draft_text.split()), "context_words": len((tmp / "report.context.md").read_text().split()),
         "model": args.model or "bundled default", "monitor": init.get("monitor", "off"), "edits": args.edits,
-        "server_pythonpath": str(Path(args.server_pythonpath).resolve()) if env else None,
+        "server_pythonpath": str(cwd) if cwd else None,
         "cold_start_s": round(cold, 2), "cold_start_whole_s": round(whole, 2),
         "partial_first": (st.get("partialResultsDelivered") or 0) > 0, "model_load_s": st.get("modelLoadSeconds"),
         "first_check_pairs": first_pairs,

@@ -70,6 +70,9 @@ class Stats:
         return now
 
 
+_RULE_SPLITTER = SentenceSplitter(use_spacy=False)
+
+
 class Linter:
     """Checks drafts against their context; keeps models and caches between calls.
 
@@ -93,7 +96,7 @@ class Linter:
         self._rules = list(rules) if rules is not None else None
         self._monitor = monitor
         self._claims = claims
-        self.index = ContextIndex(lambda: self.splitter, lambda: self.checker, lambda: self.disk_cache)
+        self.index = ContextIndex(lambda: self.context_splitter, lambda: self.checker, lambda: self.disk_cache)
         self._stored: LRUCache = LRUCache(256)  # context documents: how many piece embeddings are on disk
         self._load_lock = threading.Lock()
         self._cache_lock = threading.Lock()
@@ -131,6 +134,13 @@ class Linter:
             if self._splitter is None:
                 self._splitter = SentenceSplitter()
             return self._splitter
+
+    @property
+    def context_splitter(self) -> SentenceSplitter:
+        """How context documents are cut into sentences (``context_split``): the draft's splitter, or rules."""
+        if self.config.context_split == "rules":
+            return _RULE_SPLITTER
+        return self.splitter
 
     @property
     def values(self) -> Any:
