@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 TINY = ("The bridge opened in 2019 after three years of work.", "The bridge opened in 2021. It took three years.")
-HYP = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
 
 
 def memory() -> dict[str, float | None]:
@@ -97,21 +96,12 @@ class Tree:
 
 def pairs_of_length(checker, context: str, tokens: int, n: int) -> tuple[list[str], list[str], float]:
     """bench/onnx_speed.py ``pairs_of_length`` with the context text given: (premises, hypotheses, mean tokens)."""
-    words = ((context.replace("\n", " ") + " ") * 20).split()
-    room = tokens - 3 - checker.count_tokens([HYP])[0]
-    premises = []
-    for i in range(n):
-        start = (i * 7) % 200
-        lo, hi = 1, 600
-        while lo < hi:  # the longest run of words from ``start`` that fits ``room``
-            mid = (lo + hi + 1) // 2
-            if checker.count_tokens([" ".join(words[start:start + mid])])[0] <= room:
-                lo = mid
-            else:
-                hi = mid - 1
-        premises.append(" ".join(words[start:start + lo]))
-    lengths = [a + b + 3 for a, b in zip(checker.count_tokens(premises), checker.count_tokens([HYP] * n))]
-    return premises, [HYP] * n, sum(lengths) / max(1, len(lengths))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from onnx_speed import pairs_of_length as cut
+
+    premises, hyps = cut(checker, tokens, n, context)
+    lengths = [a + b + 3 for a, b in zip(checker.count_tokens(premises), checker.count_tokens(hyps))]
+    return premises, hyps, sum(lengths) / max(1, len(lengths))
 
 
 def main() -> None:

@@ -29,12 +29,16 @@ EXAMPLE = ROOT / "examples" / "rag-answer"
 DEV_FILES = ("halueval_qa_dev", "frank_dev", "q2_dev", "rotowire_accuracy_dev")
 
 
-def pairs_of_length(checker, tokens: int, n: int) -> tuple[list[str], list[str]]:
-    """``n`` (premise, hypothesis) pairs of about ``tokens`` tokens together, cut from the example's context."""
-    ctx = (EXAMPLE / "answer.context.md").read_text()
+HYP = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
+
+
+def pairs_of_length(checker, tokens: int, n: int, context: str | None = None) -> tuple[list[str], list[str]]:
+    """``n`` (premise, hypothesis) pairs of about ``tokens`` tokens together, cut from ``context`` (default: the
+    example's)."""
+    ctx = context if context is not None else (EXAMPLE / "answer.context.md").read_text()
     words = (ctx.replace("\n", " ") + " ") * 20
     words = words.split()
-    hyp = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
+    hyp = HYP
     room = tokens - 3 - checker.count_tokens([hyp])[0]
     premises = []
     for i in range(n):

@@ -36,6 +36,24 @@ _HEADER = struct.Struct(">4sQ20s")  # magic, payload length, SHA-1 of the payloa
 _SUFFIX = ".bin"
 
 
+def atomic_write(path: Path, data: bytes, *, prefix: str, suffix: str, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def default_folder() -> Path:
     import platformdirs
 
@@ -101,18 +119,7 @@ class DiskCache:
         if self.max_bytes and len(data) > self.max_bytes:
             return False
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=_SUFFIX, dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)  # atomic: readers see the old entry or the new one, never half
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            atomic_write(path, data, prefix=".tmp-", suffix=_SUFFIX)
         except OSError:
             return False
         self.writes += 1

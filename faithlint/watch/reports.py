@@ -7,31 +7,18 @@ a report is never written over a draft or a file a draft reads.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from faithlint.context import display_path
+from faithlint.disk_cache import atomic_write as write_atomically
 from faithlint.watch.paths import root_of, under
 from faithlint.watch.state import DraftState
 
 
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers see the old or the new file, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, text.encode("utf-8"), prefix=f".{path.name}.", suffix=".tmp", mode=0o644)
 
 
 class ReportWriter:
