@@ -96,8 +96,7 @@ class Tree:
 
 def pairs_of_length(checker, context: str, tokens: int, n: int) -> tuple[list[str], list[str], float]:
     """bench/onnx_speed.py ``pairs_of_length`` with the context text given: (premises, hypotheses, mean tokens)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from onnx_speed import pairs_of_length as cut
+    from onnx_speed import pairs_of_length as cut  # a sibling script: this script's folder is on sys.path
 
     premises, hyps = cut(checker, tokens, n, context)
     lengths = [a + b + 3 for a, b in zip(checker.count_tokens(premises), checker.count_tokens(hyps))]

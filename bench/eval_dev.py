@@ -74,7 +74,8 @@ def dump_rows(args) -> Path:
     data = data_dir(args.data)
     cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
                  precision=args.precision, relevance=args.relevance,
-                 evidence_candidates=args.evidence_candidates, context_split=args.context_split)
+                 context_split=args.context_split,
+                 **({} if args.evidence_candidates is None else {"evidence_candidates": args.evidence_candidates}))
     relevance = None
     if getattr(args, "embedding_dir", None):
         from faithlint.relevance import OnnxEmbeddingRelevance
@@ -251,8 +252,9 @@ def main() -> None:
                     help="where the checker and the embedding model run (config runtime)")
     ap.add_argument("--precision", choices=["auto", "fp32", "bf16", "int8"], default="auto",
                     help="checker precision (config precision)")
-    ap.add_argument("--evidence-candidates", type=int, default=12,
-                    help="pieces per sentence ranked by the embedding model (config evidence_candidates; 0: all)")
+    ap.add_argument("--evidence-candidates", type=int, default=None,
+                    help="pieces per sentence ranked by the embedding model (config evidence_candidates, whose "
+                         "default is used when absent; 0: all)")
     ap.add_argument("--context-split", choices=["spacy", "rules"], default="spacy")
     ap.add_argument("--relevance", choices=["embedding", "lexical"], default="embedding",
                     help="how context pieces are ranked (config relevance)")

@@ -25,6 +25,11 @@ from cachetools import LRUCache
 if TYPE_CHECKING:
     from faithlint.disk_cache import DiskCache
 
+def _text_key(text: str) -> str:
+    """A text's key in the embedding caches."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     "a an the and or but if of to in on at by for with from as is are was were be been being it its this that these "
@@ -105,7 +110,7 @@ class EmbeddingRelevance:
         return np.concatenate(out) if out else np.zeros((0, 384), dtype=np.float32)
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        keys = [_text_key(t) for t in texts]
         with self._lock:
             # what the cache has now is taken now: inserting this call's new texts may evict it
             got: dict[str, np.ndarray] = {k: self._cache[k] for k in keys if k in self._cache}
@@ -132,7 +137,7 @@ class EmbeddingRelevance:
 
     def known(self, texts: Sequence[str]) -> int:
         """How many of ``texts`` have their embedding in memory."""
-        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        keys = [_text_key(t) for t in texts]
         with self._lock:
             return sum(k in self._cache for k in keys)
 
@@ -146,7 +151,7 @@ class EmbeddingRelevance:
             with self._lock:
                 for t, row in zip(texts, got):
                     if np.isfinite(row).all():
-                        self._cache[hashlib.sha1(t.encode("utf-8")).hexdigest()] = row
+                        self._cache[_text_key(t)] = row
         return self.known(texts)
 
     def store_cached(self, texts: Sequence[str], disk: DiskCache) -> None:
@@ -156,7 +161,7 @@ class EmbeddingRelevance:
         out = np.full((len(texts), 384), np.nan, dtype=np.float32)
         with self._lock:
             for i, t in enumerate(texts):
-                row = self._cache.get(hashlib.sha1(t.encode("utf-8")).hexdigest())
+                row = self._cache.get(_text_key(t))
                 if row is not None:
                     out[i] = row
         disk.put_array("embeddings", disk_key(self.identity(), *texts), out)

@@ -125,6 +125,7 @@ class SentenceSplitter:
 
     def __init__(self, use_spacy: bool = True, cache_size: int = 8192) -> None:
         self.nlp = load_spacy() if use_spacy else None
+        self._disable = [n for n in _NOT_FOR_SPLITTING if self.nlp is not None and n in self.nlp.pipe_names]
         # An edit changes one paragraph; the others must not go through spaCy again.
         self._cache: LRUCache = LRUCache(max(1, cache_size))
 
@@ -141,7 +142,7 @@ class SentenceSplitter:
             hit = self._cache.get(text)
             if hit is not None:
                 return list(hit)
-            doc = self.nlp(text, disable=[n for n in _NOT_FOR_SPLITTING if n in self.nlp.pipe_names])
+            doc = self.nlp(text, disable=self._disable)
             spans = _merge_fragments(text, _trim(text, [Span(s.start_char, s.end_char) for s in doc.sents]))
             self._cache[text] = tuple(spans)
         return spans

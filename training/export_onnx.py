@@ -24,7 +24,6 @@ Needs the ``export`` extra (onnx, onnxscript) and torch/transformers (the ``torc
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import sys
@@ -35,18 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.checkers.nli import file_sha256 as sha256  # noqa: E402
 from faithlint.checkers.tokens import base_model_dir  # noqa: E402
 
 EMBED_DIR = ROOT / "faithlint" / "models" / "embedding"
 OPSET = 17
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def export_graph(model, out: Path, output: str, pair: bool) -> None:
