@@ -74,7 +74,8 @@ def dump_rows(args) -> Path:
     data = data_dir(args.data)
     cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
                  precision=args.precision, relevance=args.relevance,
-                 context_split=args.context_split,
+                 **({"split": args.sentence_split} if args.sentence_split else {}),
+                 **({"context_split": args.context_split} if args.context_split else {}),
                  **({} if args.evidence_candidates is None else {"evidence_candidates": args.evidence_candidates}))
     relevance = None
     if getattr(args, "embedding_dir", None):
@@ -114,7 +115,8 @@ def dump_rows(args) -> Path:
     meta = {"name": args.name, "split": args.split, "limit_per_file": args.limit, "old_limit": args.old_limit,
             "model": args.model or "bundled", "runtime": type(linter.checker).__name__,
             "precision": args.precision, "relevance": f"{type(linter.relevance).__name__} {args.embedding_dir or ''}",
-            "evidence": args.evidence, "unit": args.unit, "sentences": n_sent,
+            "evidence": args.evidence, "unit": args.unit, "sentence_split": cfg.split,
+            "context_split": cfg.context_split, "sentences": n_sent,
             "sentences_per_s": n_sent / max(elapsed, 1e-9),
             "model_load_s": load_s}
     path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2))
@@ -255,7 +257,10 @@ def main() -> None:
     ap.add_argument("--evidence-candidates", type=int, default=None,
                     help="pieces per sentence ranked by the embedding model (config evidence_candidates, whose "
                          "default is used when absent; 0: all)")
-    ap.add_argument("--context-split", choices=["spacy", "rules"], default="spacy")
+    ap.add_argument("--context-split", choices=["senter", "parser", "rules"], default=None,
+                    help="how contexts are cut into sentences (default: the config's)")
+    ap.add_argument("--sentence-split", choices=["senter", "parser"], default=None,
+                    help="the spaCy component that cuts drafts into sentences (default: the config's)")
     ap.add_argument("--relevance", choices=["embedding", "lexical"], default="embedding",
                     help="how context pieces are ranked (config relevance)")
     ap.add_argument("--embedding-dir", help="an ONNX embedding export to use instead of the bundled one")

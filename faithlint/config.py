@@ -123,7 +123,8 @@ class Config(BaseModel):
     relevance: Literal["embedding", "lexical"] = "embedding"
     evidence: Literal["assembled", "windows"] = "assembled"
     evidence_candidates: int = Field(default=12, ge=0)
-    context_split: Literal["spacy", "rules"] = "spacy"
+    split: Literal["senter", "parser"] = "senter"
+    context_split: Literal["parser", "senter", "rules", "spacy"] = "parser"  # spacy: the parser (earlier name)
     aggregation: Literal["max", "weighted", "min"] = "max"
     query_claim: Literal["auto", "always", "never"] = "auto"
     check_headings: bool = False

@@ -77,11 +77,13 @@ class ContextIndex:
         splitter = self._splitter()
         spans: list[Span] = []
         if doc.source.lower().endswith(MARKDOWN_SOURCES):
-            for block in extract(doc.text, markdown=True).blocks:  # headings, list items: own sentences
-                spans.extend(Span(*block.to_source(s.start, s.end)) for s in splitter.split(block.text))
+            blocks = extract(doc.text, markdown=True).blocks  # headings, list items: own sentences
+            for block, split in zip(blocks, splitter.split_many([b.text for b in blocks])):
+                spans.extend(Span(*block.to_source(s.start, s.end)) for s in split)
         else:
-            for para_start, para in paragraphs(doc.text):
-                spans.extend(Span(para_start + s.start, para_start + s.end) for s in splitter.split(para))
+            paras = paragraphs(doc.text)
+            for (para_start, _), split in zip(paras, splitter.split_many([p for _, p in paras])):
+                spans.extend(Span(para_start + s.start, para_start + s.end) for s in split)
         return spans, self._checker().count_tokens([doc.text[s.start:s.end] for s in spans])
 
     @cachedmethod(attrgetter("windows_cache"), key=lambda self, doc, budget, overlap, key: (key, budget, overlap),

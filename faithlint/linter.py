@@ -38,7 +38,7 @@ from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
-from faithlint.sentences import SentenceSplitter
+from faithlint.sentences import SentenceSplitter, Splitters, load_spacy
 from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, RuleLike, Selection, Unit, UnitExtractor
 from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, verdict_fields
 from faithlint.types import scale_1_5 as scale_1_5  # re-exported: it was defined here before types.py
@@ -70,9 +70,6 @@ class Stats:
         return now
 
 
-_RULE_SPLITTER = SentenceSplitter(use_spacy=False)
-
-
 class Linter:
     """Checks drafts against their context; keeps models and caches between calls.
 
@@ -81,14 +78,14 @@ class Linter:
     """
 
     def __init__(self, config: Config | None = None, checker: Any = None, relevance: Any = None,
-                 splitter: SentenceSplitter | None = None, values: Any = None, *,
+                 splitter: SentenceSplitter | Splitters | None = None, values: Any = None, *,
                  extractor: UnitExtractor | None = None, selector: EvidenceSelector | None = None,
                  aggregator: Aggregator | None = None, rules: Sequence[RuleLike] | None = None,
                  monitor: Any = None, claims: ClaimUnits | None = None) -> None:
         self.config = config or Config()
         self._checker = checker
         self._relevance = relevance
-        self._splitter = splitter
+        self._splitters = splitter if isinstance(splitter, Splitters) else Splitters(splitter)  # RAC shares them
         self._values = values
         self.extractor: UnitExtractor = extractor or SentenceExtractor(lambda: self.splitter)
         self._selector = selector
@@ -130,17 +127,13 @@ class Linter:
 
     @property
     def splitter(self) -> SentenceSplitter:
-        with self._load_lock:
-            if self._splitter is None:
-                self._splitter = SentenceSplitter()
-            return self._splitter
+        """How drafts are cut into sentences (``split``); a splitter given to the constructor is always used."""
+        return self._splitters.get(self.config.split)
 
     @property
     def context_splitter(self) -> SentenceSplitter:
-        """How context documents are cut into sentences (``context_split``): the draft's splitter, or rules."""
-        if self.config.context_split == "rules":
-            return _RULE_SPLITTER
-        return self.splitter
+        """How context documents are cut into sentences (``context_split``)."""
+        return self._splitters.get(self.config.context_split)
 
     @property
     def values(self) -> Any:
@@ -148,8 +141,7 @@ class Linter:
             if self._values is None:
                 from faithlint.rules.values import ValueExtractor
 
-                nlp = self._splitter.nlp if self._splitter is not None else None
-                self._values = ValueExtractor(nlp=nlp)
+                self._values = ValueExtractor(nlp=self._splitters.nlp() or load_spacy())  # one pipeline per process
             return self._values
 
     @property
@@ -175,7 +167,7 @@ class Linter:
             name = extractor_settings(c)
             if self._claims is None or getattr(self, "_claims_name", name) != name:
 
-                nlp = self._splitter.nlp if self._splitter is not None else None
+                nlp = self._splitters.nlp()
                 self._claims = ClaimUnits(extractor_for(c, nlp))
                 self._claims_name = name
             return self._claims

@@ -226,7 +226,8 @@ def _inline_block(tok: Any, kind: str, n2o: Sequence[int], code_spans: list[tupl
     base = next((p for p in cmap if p >= 0), -1)
     if base < 0:
         return _build_inline_block(tok, kind, n2o, code_spans)
-    rel = tuple(p - base if p >= 0 else None for p in cmap)
+    # every edit builds these keys for every block: the common case (no unmapped character) at C speed
+    rel = tuple(p - base if p >= 0 else None for p in cmap) if -1 in cmap else tuple(map(base.__rsub__, cmap))
     # a range (no CR in the draft) maps every position the same way; a list needs its own shape in the key
     shape = () if isinstance(n2o, range) else tuple(n2o[p] - n2o[base] if p >= 0 else None for p in cmap)
     children = tuple((c.type, c.meta.get("fl_span"), c.content, c.info, c.markup) for c in tok.children or ())
@@ -247,7 +248,7 @@ def _inline_block(tok: Any, kind: str, n2o: Sequence[int], code_spans: list[tupl
                 _BLOCKS.popitem(last=False)
     text, rel_map, rel_spans = hit
     code_spans.extend((a + base, b + base) for a, b in rel_spans)
-    return Block(text, [m + shift for m in rel_map], kind) if text is not None else None
+    return Block(text, list(map(shift.__add__, rel_map)), kind) if text is not None else None
 
 
 def _build_inline_block(tok: Any, kind: str, n2o: Sequence[int], code_spans: list[tuple[int, int]]) -> Block | None:

@@ -36,6 +36,7 @@ Internals relied on
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -115,8 +116,41 @@ def _fallback_char(state: Any, silent: bool) -> bool:
     return True
 
 
+_INLINE_CACHE_MAX = 4096
+
+
+def _cached_inline(cache: OrderedDict[tuple[str, str], list[Any]]) -> Callable[[Any], None]:
+    """markdown-it's core ``inline`` rule, remembering each block's inline tokens by its content.
+
+    An edit re-parses the whole draft, and inline parsing is most of that; but a block's inline
+    tokens (and the spans recorded on them, relative to the block's content) depend only on its
+    content and the draft's link reference definitions, so unchanged blocks reuse them. Nothing
+    after this rule changes inline tokens (``text_join`` is off; no typographer, no linkify)."""
+
+    def inline(state: Any) -> None:
+        refs = state.env.get("references") or {}
+        refs_key = repr(sorted(refs.items())) if refs else ""
+        for tok in state.tokens:
+            if tok.type != "inline":
+                continue
+            key = (tok.content, refs_key)
+            children = cache.get(key)
+            if children is None:
+                children = []
+                state.md.inline.parse(tok.content, state.md, state.env, children)
+                cache[key] = children
+                if len(cache) > _INLINE_CACHE_MAX:
+                    cache.popitem(last=False)
+            else:
+                cache.move_to_end(key)
+            tok.children = list(children)
+
+    return inline
+
+
 def _build_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    md.core.ruler.at("inline", _cached_inline(OrderedDict()))  # one parser per thread: its own cache
     md.core.ruler.disable("text_join", ignoreInvalid=True)
     md.inline.ruler2.disable("fragments_join", ignoreInvalid=True)
     md.inline.ruler.push("fl_fallback", _fallback_char)

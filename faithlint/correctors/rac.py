@@ -79,7 +79,7 @@ class RACCorrector:
         config = base.config.model_copy(update={"unit": unit})
         # the same models (already loaded or loading lazily) with claims judged too
         # (a checker not loaded yet is loaded through ``load_checker``, which shares it per process)
-        self.linter = Linter(config, checker=base._checker, relevance=base._relevance, splitter=base._splitter,
+        self.linter = Linter(config, checker=base._checker, relevance=base._relevance, splitter=base._splitters,
                              values=base._values, claims=base._claims)
         self._generator = generator
         self.max_new_tokens = max_new_tokens
