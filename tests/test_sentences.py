@@ -87,5 +87,6 @@ def test_linter_settings_choose_the_splitters(tmp_path):
     lt.config = Config(context_split="spacy")  # the earlier name of the parser
     assert lt.context_splitter.backend == "spacy" and lt.splitter.nlp is lt.context_splitter.nlp
     (tmp_path / "faithlint.toml").write_text('split = "fast"\n')
-    with pytest.raises(ConfigError, match=r"faithlint.toml: split: Input should be 'senter' or 'parser' \(got 'fast'\)$"):
+    bad = r"faithlint.toml: split: Input should be 'senter' or 'parser' \(got 'fast'\)$"
+    with pytest.raises(ConfigError, match=bad):
         load_config(tmp_path / "faithlint.toml")
