@@ -215,6 +215,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     whole = b.latest.get(1, first) - t0
     first_pairs = last_stats(st)
     mem_after_open = rss(pid)
+    if args.pause:  # the user reads the findings before typing: the server's idle work (warm-up) runs now
+        await asyncio.sleep(args.pause)
 
     rng = random.Random(11)
     text = draft_text
@@ -258,6 +260,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "draft_words": len(draft_text.split()), "context_words": len((tmp / "report.context.md").read_text().split()),
         "model": args.model or "bundled default", "monitor": init.get("monitor", "off"), "edits": args.edits,
+        "pause_s": args.pause,
         "server_pythonpath": str(cwd) if cwd else None,
         "cold_start_s": round(cold, 2), "cold_start_whole_s": round(whole, 2),
         "partial_first": (st.get("partialResultsDelivered") or 0) > 0, "model_load_s": st.get("modelLoadSeconds"),
@@ -290,6 +293,9 @@ def main() -> None:
                    help="run the server of the faithlint tree in DIR (PYTHONPATH=DIR, this interpreter)")
     p.add_argument("--reopen", action="store_true",
                    help="then start a second server on the same workspace and disk cache (reopened workspace)")
+    p.add_argument("--pause", type=float, default=0.0,
+                   help="seconds between the whole draft's diagnostics and the first edit (default 0: the edits "
+                        "start at once, before the server's idle warm-up of the context runs)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = p.parse_args()
     res = asyncio.run(run(args))

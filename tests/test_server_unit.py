@@ -146,6 +146,55 @@ def test_cancel_forgets_pending_work() -> None:
         s.stop()
 
 
+def test_idle_work_waits_for_a_pause_yields_to_checks_and_ends_on_close(monkeypatch) -> None:
+    """Idle steps (the context warm-up) run only after IDLE_AFTER_S without a check request, one at a time; a
+    check requested meanwhile runs before the next step; a failing step ends that work only; closing the
+    document drops it."""
+    from faithlint.server import checking
+
+    monkeypatch.setattr(checking, "IDLE_AFTER_S", 0.3)
+    rec = Recorder()
+    log: list[str] = []
+
+    def work(name: str, n: int):  # type: ignore[no-untyped-def]
+        for i in range(n):
+            log.append(f"{name}{i}")
+            time.sleep(0.03)
+            yield i
+
+    s = Scheduler(rec.run, rec.deliver)
+    s.start()
+    try:
+        s.schedule("a", 1, "v1", delay=0)
+        _wait(lambda: rec.delivered)
+        s.set_idle("a", work("w", 1000))
+        time.sleep(0.2)
+        assert log == []  # a check was requested less than IDLE_AFTER_S ago
+        _wait(lambda: len(log) >= 3, timeout=2)
+        s.schedule("a", 2, "v2", delay=0)
+        _wait(lambda: len(rec.delivered) == 2)
+        n = len(log)
+        assert rec.ran[-1] == ("a", "v2") and n < 1000  # the check did not wait for the idle work to end
+        time.sleep(0.2)
+        assert len(log) <= n + 1  # paused again after the check (at most the step that was running)
+
+        def broken():  # type: ignore[no-untyped-def]
+            yield 0
+            raise RuntimeError("boom")
+
+        s.set_idle("b", broken())
+        _wait(lambda: len(log) > n + 3, timeout=3)  # "a" goes on; "b" failed and is gone
+        s.cancel("a")
+        time.sleep(0.1)
+        done = len(log)
+        time.sleep(0.2)
+        assert len(log) == done and not s._idle  # closed: no more steps
+        s.schedule("c", 1, "x", delay=0)
+        _wait(lambda: len(rec.delivered) == 3)  # the worker survived
+    finally:
+        s.stop()
+
+
 # ---------------------------------------------------------------------------------------------- settings
 
 

@@ -30,12 +30,14 @@ from pygls.uris import to_fs_path
 from faithlint import __version__
 from faithlint.claims.extractors import extractor_settings, warm_up
 from faithlint.config import Config
+from faithlint.context_index import doc_key
 from faithlint.errors import FaithlintError
 from faithlint.server import rpc
 from faithlint.server.checking import SHUTDOWN_WAIT_S, Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
 from faithlint.server.feature import Feature, pygls_handler
 from faithlint.server.rpc import FaithlintProtocol
 from faithlint.server.settings import Resolved, Settings
+from faithlint.warm_up import steps as warm_up_steps
 
 log = logging.getLogger("faithlint.server")
 
@@ -187,6 +189,7 @@ class FaithlintServer(LanguageServer):
         self.dropped_results = 0
         self.delivered_results = 0
         self.partial_delivered = 0
+        self._warmed: dict[str, tuple[Any, ...]] = {}  # per document: the idle warm-up planned last
         self.timings: dict[str, Any] = {}  # seconds spent on the latest delivered check (status command)
         self.stage_ms: dict[str, float] = {}  # its milliseconds per stage, diagnostics included (status command)
         self._result_ids = itertools.count(1)
@@ -380,7 +383,13 @@ class FaithlintServer(LanguageServer):
             def partial(outcome: Outcome) -> None:
                 self.call_soon(self.deliver_partial, job, outcome)
         try:
-            return check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
+            outcome = check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
+            docs = list(outcome.context_docs.values())
+            plan = (id(linter), linter.config.model_dump_json(), *map(doc_key, docs))
+            if outcome.result is not None and not job.cancelled() and self._warmed.get(snap.uri) != plan:
+                self._warmed[snap.uri] = plan  # read the rest of its context while idle, once per context
+                self.scheduler.set_idle(snap.uri, warm_up_steps(linter, docs))
+            return outcome
         except FaithlintError as exc:  # a model failing mid-check (an LLM claim endpoint going away): not a bug
             return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])
 

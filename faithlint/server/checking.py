@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ class Job:
         return self.cancel.is_set()
 
 
+IDLE_AFTER_S = 1.0  # idle work starts once no check was requested for this long (a pause in typing)
 SHUTDOWN_WAIT_S = 5.0  # how long stopping the server waits for the checker thread to finish what it is doing
 
 
@@ -64,6 +65,8 @@ class Scheduler:
         self._pending: dict[str, Job] = {}
         self._tasks: deque[Callable[[], None]] = deque()
         self._current: Job | None = None
+        self._idle: dict[str, Iterator[Any]] = {}  # per document: work to do a step at a time when nothing waits
+        self._last_request = float("-inf")  # clock of the latest schedule(): idle work waits for a pause
         self._stopped = False
         self._thread: threading.Thread | None = None
         self.runs = 0
@@ -98,14 +101,16 @@ class Scheduler:
         """Check ``payload`` (a snapshot of the document) after ``delay`` seconds of quiet."""
         job = Job(uri, version, payload, self._clock() + max(0.0, delay))
         with self._cond:
+            self._last_request = self._clock()
             self._cancel_locked(uri)
             self._pending[uri] = job
             self._cond.notify_all()
         return job
 
     def cancel(self, uri: str) -> None:
-        """Forget pending work for ``uri`` and cancel its in-flight check (document closed)."""
+        """Forget pending and idle work for ``uri`` and cancel its in-flight check (document closed)."""
         with self._cond:
+            self._idle.pop(uri, None)
             self._cancel_locked(uri)
 
     def _cancel_locked(self, uri: str) -> None:
@@ -120,6 +125,31 @@ class Scheduler:
         with self._cond:
             self._tasks.append(task)
             self._cond.notify_all()
+
+    def set_idle(self, uri: str, steps: Iterator[Any] | None) -> None:
+        """Run ``steps`` (an iterator) one step at a time while no task or check waits and no check was requested
+        for ``IDLE_AFTER_S``; it replaces ``uri``'s previous idle work (None: drop it). A step must be short: a
+        check requested meanwhile waits for it to end."""
+        with self._cond:
+            self._idle.pop(uri, None)
+            if steps is not None:
+                self._idle[uri] = steps
+                self._cond.notify_all()
+
+    def _idle_step(self, uri: str, steps: Iterator[Any]) -> None:
+        done = False
+        try:
+            next(steps)
+        except StopIteration:
+            done = True
+        except Exception:  # idle work is an optimisation: a failure only ends it
+            log.exception("idle work for %s failed", uri)
+            done = True
+        with self._cond:
+            if self._idle.get(uri) is steps:
+                del self._idle[uri]
+                if not done:  # round robin between documents
+                    self._idle[uri] = steps
 
     def busy(self, uri: str) -> bool:
         """True while a check of ``uri`` is pending or running."""
@@ -138,6 +168,7 @@ class Scheduler:
             while not self._stopped:
                 if self._tasks:
                     return self._tasks.popleft()
+                wait: float | None = None
                 if self._pending:
                     job = min(self._pending.values(), key=lambda j: j.due)
                     wait = job.due - self._clock()
@@ -145,9 +176,13 @@ class Scheduler:
                         del self._pending[job.uri]
                         self._current = job
                         return job
-                    self._cond.wait(wait)
-                else:
-                    self._cond.wait()
+                if self._idle:
+                    quiet = self._last_request + IDLE_AFTER_S - self._clock()
+                    if quiet <= 0:
+                        uri, steps = next(iter(self._idle.items()))
+                        return lambda: self._idle_step(uri, steps)
+                    wait = quiet if wait is None else min(wait, quiet)
+                self._cond.wait(wait)
             return None
 
     def _loop(self) -> None:

@@ -85,6 +85,10 @@ class ValueExtractor:
             out.append(Mismatch(item.value, _pick_context(item, draft, evidence)))
         return out
 
+    def prepare(self, texts: list[str]) -> None:
+        """Analyse ``texts`` now (one spaCy batch) so later calls find them in the cache."""
+        self._analyse_many(list(texts))
+
     # ------------------------------------------------------------------ analysis and caching
     def _analyse_many(self, texts: list[str]) -> list[_Analysis]:
         found: dict[str, _Analysis] = {}
