@@ -132,13 +132,12 @@ class SentenceSplitter:
     def __init__(self, use_spacy: bool = True, cache_size: int = 8192,
                  component: Literal["parser", "senter"] = "parser") -> None:
         self.nlp = load_spacy() if use_spacy else None
-        self.component = component
         self._senter = None
         if self.nlp is not None and component == "senter":
             try:  # disabled by default in the pipeline: called directly, so the shared pipeline is left alone
                 self._senter = self.nlp.get_pipe("senter")
             except KeyError:
-                self.component = "parser"  # a pipeline without one: the parser's boundaries
+                pass  # a pipeline without one: the parser's boundaries (``backend`` says which)
         self._disable = [n for n in _NOT_FOR_SPLITTING if self.nlp is not None and n in self.nlp.pipe_names]
         # An edit changes one paragraph; the others must not go through spaCy again.
         self._cache: LRUCache = LRUCache(max(1, cache_size))

@@ -31,7 +31,8 @@ def steps(linter: Any, context: Sequence[ContextDoc], chunk: int = CHUNK, limit:
     keys = [doc_key(doc) for doc in context]
     pieces = [p for d, (doc, key) in enumerate(zip(context, keys)) for p in linter.index.pieces(doc, d, key)[0]]
     texts = list(dict.fromkeys(p.text for p in pieces))[:limit]
-    # a context that fits a premise is never ranked; lexical relevance has nothing to compute ahead
+    # a context within max_length tokens is seen whole by most sentences (the selection ranks only where it
+    # exceeds a sentence's own budget), so it is left to the checks; lexical relevance has nothing to compute
     ranked = sum(p.tokens for p in pieces) > cfg.max_length and hasattr(linter.relevance, "encode")
     fl400 = cfg.rule_enabled("FL400")
     if not texts or not (ranked or fl400):

@@ -167,7 +167,7 @@ def test_idle_work_waits_for_a_pause_yields_to_checks_and_ends_on_close(monkeypa
     try:
         s.schedule("a", 1, "v1", delay=0)
         _wait(lambda: rec.delivered)
-        s.set_idle("a", work("w", 1000))
+        s.set_idle("a", lambda: work("w", 1000), key="ctx")
         time.sleep(0.2)
         assert log == []  # a check was requested less than IDLE_AFTER_S ago
         _wait(lambda: len(log) >= 3, timeout=2)
@@ -182,8 +182,10 @@ def test_idle_work_waits_for_a_pause_yields_to_checks_and_ends_on_close(monkeypa
             yield 0
             raise RuntimeError("boom")
 
-        s.set_idle("b", broken())
+        s.set_idle("b", broken)
+        s.set_idle("a", lambda: work("x", 5), key="ctx")  # the same context again: "a" goes on, nothing restarts
         _wait(lambda: len(log) > n + 3, timeout=3)  # "a" goes on; "b" failed and is gone
+        assert not any(e.startswith("x") for e in log)
         s.cancel("a")
         time.sleep(0.1)
         done = len(log)
@@ -191,6 +193,8 @@ def test_idle_work_waits_for_a_pause_yields_to_checks_and_ends_on_close(monkeypa
         assert len(log) == done and not s._idle  # closed: no more steps
         s.schedule("c", 1, "x", delay=0)
         _wait(lambda: len(rec.delivered) == 3)  # the worker survived
+        s.set_idle("a", lambda: work("y", 1), key="ctx")  # reopened: its key was forgotten on close
+        _wait(lambda: "y0" in log, timeout=3)
     finally:
         s.stop()
 

@@ -189,7 +189,6 @@ class FaithlintServer(LanguageServer):
         self.dropped_results = 0
         self.delivered_results = 0
         self.partial_delivered = 0
-        self._warmed: dict[str, tuple[Any, ...]] = {}  # per document: the idle warm-up planned last
         self.timings: dict[str, Any] = {}  # seconds spent on the latest delivered check (status command)
         self.stage_ms: dict[str, float] = {}  # its milliseconds per stage, diagnostics included (status command)
         self._result_ids = itertools.count(1)
@@ -384,11 +383,10 @@ class FaithlintServer(LanguageServer):
                 self.call_soon(self.deliver_partial, job, outcome)
         try:
             outcome = check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
-            docs = list(outcome.context_docs.values())
-            plan = (id(linter), linter.config.model_dump_json(), *map(doc_key, docs))
-            if outcome.result is not None and not job.cancelled() and self._warmed.get(snap.uri) != plan:
-                self._warmed[snap.uri] = plan  # read the rest of its context while idle, once per context
-                self.scheduler.set_idle(snap.uri, warm_up_steps(linter, docs))
+            if outcome.result is not None and not job.cancelled():  # read the rest of its context while idle,
+                docs = list(outcome.context_docs.values())  # once per context, models and settings
+                self.scheduler.set_idle(snap.uri, lambda: warm_up_steps(linter, docs),
+                                        key=(id(linter), linter.config.model_dump_json(), *map(doc_key, docs)))
             return outcome
         except FaithlintError as exc:  # a model failing mid-check (an LLM claim endpoint going away): not a bug
             return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])

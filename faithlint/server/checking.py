@@ -66,6 +66,7 @@ class Scheduler:
         self._tasks: deque[Callable[[], None]] = deque()
         self._current: Job | None = None
         self._idle: dict[str, Iterator[Any]] = {}  # per document: work to do a step at a time when nothing waits
+        self._idle_keys: dict[str, Any] = {}  # per open document: what its latest idle work was started for
         self._last_request = float("-inf")  # clock of the latest schedule(): idle work waits for a pause
         self._stopped = False
         self._thread: threading.Thread | None = None
@@ -111,6 +112,7 @@ class Scheduler:
         """Forget pending and idle work for ``uri`` and cancel its in-flight check (document closed)."""
         with self._cond:
             self._idle.pop(uri, None)
+            self._idle_keys.pop(uri, None)
             self._cancel_locked(uri)
 
     def _cancel_locked(self, uri: str) -> None:
@@ -126,14 +128,21 @@ class Scheduler:
             self._tasks.append(task)
             self._cond.notify_all()
 
-    def set_idle(self, uri: str, steps: Iterator[Any] | None) -> None:
-        """Run ``steps`` (an iterator) one step at a time while no task or check waits and no check was requested
-        for ``IDLE_AFTER_S``; it replaces ``uri``'s previous idle work (None: drop it). A step must be short: a
-        check requested meanwhile waits for it to end."""
+    def set_idle(self, uri: str, start: Callable[[], Iterator[Any]] | None, key: Any = None) -> None:
+        """Run the steps of ``start()`` (an iterator) one at a time while no task or check waits and no check was
+        requested for ``IDLE_AFTER_S``; they replace ``uri``'s previous idle work (None: drop it). ``key`` names
+        the work: while the document stays open, the same key again starts nothing (it runs, or it ran). A step
+        must be short: a check requested meanwhile waits for it to end."""
+        with self._cond:
+            if start is not None and key is not None and self._idle_keys.get(uri) == key:
+                return
+        steps = start() if start is not None else None  # planned in the caller's thread (the worker's)
         with self._cond:
             self._idle.pop(uri, None)
+            self._idle_keys.pop(uri, None)
             if steps is not None:
                 self._idle[uri] = steps
+                self._idle_keys[uri] = key
                 self._cond.notify_all()
 
     def _idle_step(self, uri: str, steps: Iterator[Any]) -> None:
