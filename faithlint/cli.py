@@ -8,6 +8,7 @@ one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shlex
@@ -463,10 +464,14 @@ def cmd_train_monitor(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from faithlint.sentences import preload_spacy
+
+    preload_spacy()  # meanwhile pygls and lsprotocol import and the client says hello: a shorter cold start
     try:
         from faithlint.server import serve
     except ImportError as exc:
         raise FaithlintError(f"the language server needs pygls: pip install 'faithlint[server]' ({exc})") from None
+    gc.freeze()  # the modules stay: the cyclic collector's full passes need not walk them again
     serve(tcp=args.tcp, host=args.host, port=args.port)
     return 0
 

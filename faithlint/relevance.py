@@ -15,6 +15,7 @@ import math
 import re
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,13 +170,19 @@ class EmbeddingRelevance:
 
 class OnnxEmbeddingRelevance(EmbeddingRelevance):
     """The same embeddings on ONNX Runtime and ``tokenizers`` (no torch): the bundled export in
-    ``faithlint/models/embedding``; same truncation (256 tokens), mean pooling and normalisation, batches
-    bucketed by token length."""
+    ``faithlint/models/embedding``; same truncation (256 tokens), mean pooling and normalisation.
+
+    The shipped graph is int8 with activations quantised at run time, one scale per run over the whole
+    batch: batched, a text's embedding would depend on the texts around it (cosine 0.994 seen), and so would
+    premises -- a check would differ after the server's warm-up or an edit elsewhere. So an int8 graph embeds
+    each text in a run of its own, on single-threaded runs spread over ``threads`` worker threads (ONNX
+    Runtime releases the GIL): as fast as batches of 16 on two threads, and identical whatever the batch.
+    An fp32 graph runs batches bucketed by token length."""
 
     runtime = "onnx"
 
     def __init__(self, model_dir: str | None = None, cache_size: int = 20000, threads: int = 0) -> None:
-        from faithlint.checkers.onnx_checker import FastTokenizer, onnx_file, session
+        from faithlint.checkers.onnx_checker import FILES, FastTokenizer, onnx_file, resolve_threads, session
 
         folder = Path(model_dir) if model_dir else EMBEDDING_DIR
         graph = onnx_file(folder)
@@ -185,25 +192,43 @@ class OnnxEmbeddingRelevance(EmbeddingRelevance):
             raise ModelError(f"{folder}: no ONNX embedding graph (training/export_onnx.py writes it)")
         self.graph = graph
         self.tokenizer = FastTokenizer(folder)
-        self.session = session(graph, threads)
+        self.per_text = graph.name == FILES["int8"]
+        self.session = session(graph, 1 if self.per_text else threads)
+        self._workers = resolve_threads(threads) if self.per_text else 1
+        self._pool: ThreadPoolExecutor | None = None
         self._inputs = {i.name for i in self.session.get_inputs()}
         self.device = "cpu"
         self._cache = LRUCache(max(1, cache_size))
         self._lock = threading.Lock()
 
+    def _run(self, enc: Any, idx: Sequence[int]) -> np.ndarray:
+        """Normalised mean-pooled embeddings of the encoded texts ``idx``, in one run."""
+        from faithlint.checkers.onnx_checker import pad
+
+        batch = {k: pad([enc[k][i] for i in idx]) for k in ("input_ids", "attention_mask", "token_type_ids")
+                 if k in self._inputs}
+        hidden = self.session.run(["last_hidden_state"], batch)[0].astype(np.float32)
+        mask = batch["attention_mask"][..., None].astype(np.float32)
+        emb = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
+        return emb / np.maximum(np.linalg.norm(emb, axis=-1, keepdims=True), 1e-12)
+
     def _embed(self, texts: list[str], batch_size: int) -> np.ndarray:
         from faithlint.checkers.nli import length_batches
-        from faithlint.checkers.onnx_checker import pad
 
         enc = self.tokenizer(texts, truncation="longest_first", max_length=EMBED_MAX_LENGTH)
         out = np.zeros((len(texts), 384), dtype=np.float32)
-        for idx in length_batches([len(x) for x in enc["input_ids"]], batch_size):
-            batch = {k: pad([enc[k][i] for i in idx]) for k in ("input_ids", "attention_mask", "token_type_ids")
-                     if k in self._inputs}
-            hidden = self.session.run(["last_hidden_state"], batch)[0].astype(np.float32)
-            mask = batch["attention_mask"][..., None].astype(np.float32)
-            emb = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
-            out[idx] = emb / np.maximum(np.linalg.norm(emb, axis=-1, keepdims=True), 1e-12)
+        if not self.per_text:
+            for idx in length_batches([len(x) for x in enc["input_ids"]], batch_size):
+                out[idx] = self._run(enc, idx)
+            return out
+        if self._workers > 1 and len(texts) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="faithlint-embed")
+            rows = self._pool.map(lambda i: self._run(enc, [i])[0], range(len(texts)))
+        else:
+            rows = (self._run(enc, [i])[0] for i in range(len(texts)))
+        for i, row in enumerate(rows):
+            out[i] = row
         return out
 
 

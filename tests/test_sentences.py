@@ -90,3 +90,34 @@ def test_linter_settings_choose_the_splitters(tmp_path):
     bad = r"faithlint.toml: split: Input should be 'senter' or 'parser' \(got 'fast'\)$"
     with pytest.raises(ConfigError, match=bad):
         load_config(tmp_path / "faithlint.toml")
+
+
+def test_blas_ops_change_no_annotation():
+    """load_spacy's pipeline multiplies matrices through numpy's BLAS (faster than thinc's blis); sentence
+    boundaries, the sentence tagger and entities come out exactly as with blis."""
+    from faithlint.sentences import SPACY_MODEL, blas_ops, import_spacy, load_spacy
+
+    fast = load_spacy()
+    if fast is None:
+        pytest.skip("spaCy pipeline not installed")
+    from thinc.api import NumpyOps
+
+    plain = import_spacy().load(SPACY_MODEL, exclude=["lemmatizer"])
+    assert type(plain.get_pipe("parser").model.ops) is NumpyOps
+    assert type(fast.get_pipe("parser").model.ops) is not NumpyOps  # load_spacy swapped them
+
+    texts = [t for t, _ in CASES] + [
+        "Helen Okafor of Atlas Labs said on Tuesday that the bridge, opened in 1998, cost $42.5 million. "
+        "It carries 12,000 cars a day. Dr. Lena Ortiz disagreed; the county's figures differ.",
+        "Revenue grew 14% to €3.2bn in Q3 2024 while Marlow & Finch cut 200 jobs in Riverside"]
+
+    def annotations(nlp):
+        docs = list(nlp.pipe(texts))
+        senter = nlp.get_pipe("senter")
+        return ([[(s.start_char, s.end_char) for s in d.sents] for d in docs],
+                [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in docs],
+                [[(s.start_char, s.end_char) for s in senter(nlp.make_doc(t)).sents] for t in texts],
+                [d.to_array(["HEAD", "DEP", "TAG"]).tolist() for d in docs])
+
+    assert annotations(fast) == annotations(plain)
+    assert blas_ops(fast) is fast  # idempotent

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from faithlint.claims.base import Extraction, Span, Triplet
-from faithlint.sentences import NLP_LOCK, import_spacy
+from faithlint.sentences import NLP_LOCK, load_pipeline
 
 __all__ = ["SpacyTripletExtractor", "Span", "Triplet"]
 
@@ -157,7 +157,7 @@ class SpacyTripletExtractor:
     def nlp(self) -> Any:
         """The spaCy pipeline, loaded on first use so that building an extractor costs nothing."""
         if self._nlp is None:
-            self._nlp = import_spacy().load(SPACY_MODEL)
+            self._nlp = load_pipeline(SPACY_MODEL)
         return self._nlp
 
     def extract_sentences(self, sentences: Sequence[str]) -> Extraction:

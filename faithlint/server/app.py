@@ -144,7 +144,7 @@ class Models:
         t0 = time.perf_counter()
         try:
             linter = self.factory(config) if self.factory else Linter(config)
-            _ = linter.checker, linter.relevance, linter.splitter
+            linter.load_models()
             if config.monitor == "on":  # the surrogate LM and the aggregator (a load error is reported like any)
                 linter.monitor.load()
             try:

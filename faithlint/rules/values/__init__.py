@@ -29,9 +29,9 @@ __all__ = ["ENTITY_LABELS", "KINDS", "SPACY_MODEL", "Mismatch", "Value", "ValueE
 def _default_nlp() -> Any | None:
     """Load the English pipeline once per process; None when spaCy or the model is missing."""
     try:
-        from faithlint.sentences import import_spacy
+        from faithlint.sentences import load_pipeline
 
-        return import_spacy().load(SPACY_MODEL)
+        return load_pipeline(SPACY_MODEL)
     except (ImportError, OSError, ValueError):
         return None
 
