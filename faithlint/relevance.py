@@ -200,6 +200,7 @@ class OnnxEmbeddingRelevance(EmbeddingRelevance):
         self.device = "cpu"
         self._cache = LRUCache(max(1, cache_size))
         self._lock = threading.Lock()
+        self._embed(["faithlint", "faithlint"], 1)  # the first runs set the session and workers up: at load
 
     def _run(self, enc: Any, idx: Sequence[int]) -> np.ndarray:
         """Normalised mean-pooled embeddings of the encoded texts ``idx``, in one run."""
