@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 import threading
 from collections.abc import Sequence
@@ -196,6 +197,7 @@ class OnnxEmbeddingRelevance(EmbeddingRelevance):
         self.session = session(graph, 1 if self.per_text else threads)
         self._workers = resolve_threads(threads) if self.per_text else 1
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_pid = 0
         self._inputs = {i.name for i in self.session.get_inputs()}
         self.device = "cpu"
         self._cache = LRUCache(max(1, cache_size))
@@ -223,8 +225,9 @@ class OnnxEmbeddingRelevance(EmbeddingRelevance):
                 out[idx] = self._run(enc, idx)
             return out
         if self._workers > 1 and len(texts) > 1:
-            if self._pool is None:
+            if self._pool is None or self._pool_pid != os.getpid():  # a forked child has none of the threads
                 self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="faithlint-embed")
+                self._pool_pid = os.getpid()
             rows = self._pool.map(lambda i: self._run(enc, [i])[0], range(len(texts)))
         else:
             rows = (self._run(enc, [i])[0] for i in range(len(texts)))

@@ -142,6 +142,26 @@ def test_onnx_embedding_of_a_text_does_not_depend_on_its_batch():
     assert np.array_equal(OnnxEmbeddingRelevance(threads=2)._embed(texts[::-1], 64), together[::-1])
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_onnx_embedding_works_in_a_forked_child():
+    """The embedding runs go to worker threads, which a forked child does not inherit: it makes its own."""
+    import os
+
+    from faithlint.relevance import OnnxEmbeddingRelevance
+
+    rel = OnnxEmbeddingRelevance(threads=2)
+    texts = ["The library reopened in 2024.", "It cost $12.5 million.", "Voters approved a bond."]
+    want = rel._embed(texts, 64)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        import signal
+
+        signal.alarm(120)  # a child waiting on threads it does not have would hang: end it instead
+        os._exit(0 if np.array_equal(rel._embed(texts, 64), want) else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 @pytest.mark.slow
 def test_example_findings_identical_on_both_runtimes(monkeypatch):
     _no_cuda(monkeypatch)
