@@ -112,38 +112,32 @@ def import_spacy() -> Any:
 
 
 class _OneBlasThread:
-    """numpy's BLAS on one thread while spaCy multiplies, then back to its own setting (re-entrant).
+    """numpy's BLAS on one thread while spaCy multiplies, then back to its own setting.
 
     OpenBLAS's worker threads keep spinning for a while after a product; beside ONNX Runtime's threads they
     slowed the checker run that follows a spaCy call by about a fifth (an edit's checker stage 35-38 ms
-    instead of 29-30). One thread keeps most of the gain over blis."""
+    instead of 29-30). One thread keeps most of the gain over blis. The lock keeps one thread's restore from
+    undoing another's limit."""
 
     def __init__(self) -> None:
         try:
             from threadpoolctl import ThreadpoolController
 
-            self._libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+            self._controller: Any = ThreadpoolController()
         except Exception:  # threadpoolctl missing or a BLAS it cannot drive: the library's own threads
-            self._libs = []
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._saved: list[int] = []
+            self._controller = None
+        self._lock = threading.Lock()
+        self._limit: Any = None
 
     def __enter__(self) -> None:
         self._lock.acquire()
-        if self._depth == 0:
-            self._saved = [lib.num_threads for lib in self._libs]
-            for lib, n in zip(self._libs, self._saved):
-                if n != 1:
-                    lib.set_num_threads(1)
-        self._depth += 1
+        if self._controller is not None:
+            self._limit = self._controller.limit(limits=1, user_api="blas")
 
     def __exit__(self, *exc: object) -> None:
-        self._depth -= 1
-        if self._depth == 0:
-            for lib, n in zip(self._libs, self._saved):
-                if n != 1:
-                    lib.set_num_threads(n)
+        if self._limit is not None:
+            self._limit.restore_original_limits()
+            self._limit = None
         self._lock.release()
 
 

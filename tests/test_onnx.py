@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -142,11 +143,9 @@ def test_onnx_embedding_of_a_text_does_not_depend_on_its_batch():
     assert np.array_equal(OnnxEmbeddingRelevance(threads=2)._embed(texts[::-1], 64), together[::-1])
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_onnx_embedding_works_in_a_forked_child():
     """The embedding runs go to worker threads, which a forked child does not inherit: it makes its own."""
-    import os
-
     from faithlint.relevance import OnnxEmbeddingRelevance
 
     rel = OnnxEmbeddingRelevance(threads=2)
