@@ -1,4 +1,5 @@
-"""Checker speed: the torch path against ONNX Runtime (fp32 and int8), interleaved in one run.
+"""Checker speed: the torch path against ONNX Runtime (fp32 and int8) and OpenVINO (fp32 and bf16, where
+installed), interleaved in one run.
 
 - pairs/s of ``score_pairs`` (tokenisation included) on real text pairs of about 128 and 256 tokens;
 - ms per response: a whole ``Linter.check`` (evidence selection with the embedding model, the checker, the
@@ -86,7 +87,8 @@ def main() -> None:
     import torch
 
     from faithlint.checkers.nli import DEFAULT_MODEL_DIR, NLIChecker
-    from faithlint.checkers.onnx_checker import ONNXChecker, available_precisions, resolve_threads
+    from faithlint.checkers.onnx_checker import ONNXChecker, available_precisions, resolve_threads, why_not_openvino
+    from faithlint.checkers.openvino_checker import OpenVINOChecker
     from faithlint.config import Config
     from faithlint.linter import Linter
     from faithlint.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
@@ -98,6 +100,11 @@ def main() -> None:
     for p in ("fp32", "int8"):
         if p in have:
             variants[f"onnx {p}"] = (ONNXChecker(None, precision=p), onnx_rel)
+    runtimes = ["torch", "onnx"]
+    if why_not_openvino(None, "cpu") is None:
+        runtimes.append("openvino")
+        for p in ("fp32", "bf16"):
+            variants[f"openvino {p}"] = (OpenVINOChecker(None, precision=p), onnx_rel)
     variants["torch int8"] = (NLIChecker(None, quantize="int8"), variants["torch fp32"][1])
     names = list(variants)
     sets = {n: pairs_of_length(variants["torch fp32"][0], n, args.pairs) for n in (128, 256)}
@@ -123,7 +130,7 @@ def main() -> None:
     cold: dict[str, list[float]] = {}
     if not args.no_cold:
         for _ in range(2):
-            for runtime in ("torch", "onnx"):
+            for runtime in runtimes:
                 cold.setdefault(runtime, []).append(cold_start(runtime))
     med = {v: {k: statistics.median(x) for k, x in m.items()} for v, m in times.items()}
     keys = list(med[names[0]])

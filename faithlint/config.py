@@ -112,7 +112,7 @@ class Config(BaseModel):
     model: str | None = None
     device: Literal["auto", "cpu", "cuda"] = "auto"
     precision: Literal["auto", "fp32", "bf16", "int8"] = "auto"
-    runtime: Literal["auto", "onnx", "torch"] = "auto"
+    runtime: Literal["auto", "openvino", "onnx", "torch"] = "auto"
     threads: int = Field(default=0, ge=0, le=1024)
     max_length: int = Field(default=192, ge=64, le=512)
     overlap: int = Field(default=32, ge=0, le=256)

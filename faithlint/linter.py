@@ -546,10 +546,11 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
 
     ``llm``: (llm_model, llm_endpoint, llm_endpoint_model, llm_api_key_env) for ``checker = "llm"``: the LLM
     checker on the claim extractor's model instead of the NLI model. ``runtime``: where the NLI model runs
-    (:func:`faithlint.checkers.onnx_checker.use_onnx`: ONNX Runtime for the bundled model on the CPU, the
-    torch path for Hugging Face ids, CUDA and bf16); ``threads``: intra-op threads (0: auto)."""
+    (:func:`faithlint.checkers.onnx_checker.pick_runtime`: OpenVINO, else ONNX Runtime, for the bundled model on
+    the CPU; the torch path for Hugging Face ids and CUDA); ``threads``: intra-op threads (0: auto)."""
     from faithlint.checkers import nli
-    from faithlint.checkers.onnx_checker import ONNXChecker, resolve_threads, threads_requested, use_onnx
+    from faithlint.checkers.onnx_checker import ONNXChecker, pick_runtime, resolve_threads, threads_requested
+    from faithlint.checkers.openvino_checker import OpenVINOChecker
 
     if llm is not None:
         key: tuple = ("llm", device, *llm)
@@ -560,13 +561,14 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
 
                 _CHECKERS[key] = LLMChecker(llm_extractor(llm[0], device, *llm[1:]).generator)
             return _CHECKERS[key]
-    onnx = use_onnx(runtime, model, device, precision)
-    key = (model, device, max_length, batch_size, precision, onnx, threads)
+    kind = pick_runtime(runtime, model, device, precision)
+    key = (model, device, max_length, batch_size, precision, kind, threads)
     with _CHECKERS_LOCK:
         if key not in _CHECKERS:
-            if onnx:
-                _CHECKERS[key] = ONNXChecker(model, max_length=max_length, batch_size=batch_size,
-                                             precision=precision, threads=threads)
+            if kind != "torch":
+                cls = OpenVINOChecker if kind == "openvino" else ONNXChecker
+                _CHECKERS[key] = cls(model, max_length=max_length, batch_size=batch_size, precision=precision,
+                                     threads=threads)
             else:
                 if threads_requested(threads):  # set by the user: the torch path honours it too
                     import torch

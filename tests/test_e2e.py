@@ -122,9 +122,10 @@ def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     lines = [json.dumps({"id": f"d{i}", "text": sentences[i % 4], "context": [ctx]}) for i in range(200)]
     (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n")
     loads = []
-    from faithlint.checkers import nli, onnx_checker
+    from faithlint.checkers import nli, onnx_checker, openvino_checker
 
-    for module, name in ((nli, "NLIChecker"), (onnx_checker, "ONNXChecker")):  # whichever runtime loads it
+    for module, name in ((nli, "NLIChecker"), (onnx_checker, "ONNXChecker"),
+                         (openvino_checker, "OpenVINOChecker")):  # whichever runtime loads it
         original = getattr(module, name)
 
         class Counting(original):

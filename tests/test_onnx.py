@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from faithlint.checkers import onnx_checker
-from faithlint.checkers.onnx_checker import resolve_threads, use_onnx, why_not_onnx
+from faithlint.checkers.onnx_checker import pick_runtime, resolve_threads, use_onnx, why_not_onnx
 from faithlint.config import Config
 from faithlint.context import load_context
 from faithlint.errors import ModelError
@@ -60,16 +60,46 @@ def test_runtime_selection(monkeypatch, tmp_path):
     _no_cuda(monkeypatch)
     assert use_onnx("auto", None, "auto") and use_onnx("auto", "default", "cpu")
     assert not use_onnx("torch", None, "auto")
-    assert not use_onnx("auto", None, "cuda") and not use_onnx("auto", None, "auto", "bf16")
+    assert not use_onnx("auto", None, "cuda")
     assert not use_onnx("auto", "some-org/some-nli-model", "auto")  # a Hugging Face id: the torch path
     with pytest.raises(ModelError, match="Hugging Face id"):
         use_onnx("onnx", "some-org/some-nli-model", "auto")
     with pytest.raises(ModelError, match="cuda"):
         use_onnx("onnx", None, "cuda")
     assert "no ONNX graph" in why_not_onnx(str(tmp_path), "cpu")  # a local folder without an export
+    assert pick_runtime("onnx", None, "auto") == "onnx"
+    assert pick_runtime("auto", None, "auto", "int8") != "openvino"  # int8 runs on ONNX Runtime (or torch)
+    with pytest.raises(ModelError, match="'onnx'.*bf16"):
+        pick_runtime("onnx", None, "auto", "bf16")
     monkeypatch.setattr(onnx_checker, "cuda_present", lambda: True)
     assert not use_onnx("auto", None, "auto")  # CUDA present: the torch path runs on it
     assert use_onnx("onnx", None, "auto")  # unless ONNX is asked for
+
+
+def test_runtime_selection_with_and_without_openvino(monkeypatch, tmp_path):
+    _no_cuda(monkeypatch)
+    installed = onnx_checker.why_not_openvino(None, "auto") is None
+    assert pick_runtime("auto", None, "auto") == ("openvino" if installed else "onnx")
+    assert pick_runtime("auto", None, "auto", "bf16") == ("openvino" if installed else "torch")
+    with pytest.raises(ModelError, match="'openvino'.*int8"):
+        pick_runtime("openvino", None, "auto", "int8")
+    with pytest.raises(ModelError, match="'openvino'.*cuda"):
+        pick_runtime("openvino", None, "cuda")
+    assert "no ONNX graph" in onnx_checker.why_not_openvino(str(tmp_path), "cpu")
+    if installed:  # installed but broken (a missing shared library, no CPU plugin): ONNX Runtime takes over
+        from faithlint.checkers import openvino_core
+
+        with monkeypatch.context() as m:
+            m.setattr(openvino_core, "cpu_plugin_problem", lambda: "openvino cannot start: libfoo.so missing")
+            assert pick_runtime("auto", None, "auto") == "onnx"
+            with pytest.raises(ModelError, match="libfoo.so missing"):
+                pick_runtime("openvino", None, "auto")
+    monkeypatch.setattr(onnx_checker.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "openvino" else object())
+    assert pick_runtime("auto", None, "auto") == "onnx"  # no OpenVINO: ONNX Runtime, as before
+    assert pick_runtime("auto", None, "auto", "bf16") == "torch"
+    with pytest.raises(ModelError, match="openvino is not installed"):
+        pick_runtime("openvino", None, "auto")
 
 
 def test_threads_setting(monkeypatch):
@@ -162,25 +192,28 @@ def test_onnx_embedding_works_in_a_forked_child():
 
 
 @pytest.mark.slow
-def test_example_findings_identical_on_both_runtimes(monkeypatch):
+def test_example_findings_identical_on_every_runtime(monkeypatch):
     _no_cuda(monkeypatch)
     text = (EXAMPLE / "answer.md").read_text()
     ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)
     results = {}
-    for runtime in ("torch", "auto"):
-        # fp32 on both: on a CPU with native bfloat16 the torch path would otherwise run the model in bf16
+    runtimes = ["torch", "onnx"] + (["openvino"] if onnx_checker.why_not_openvino(None, "auto") is None else [])
+    classes = {"torch": "NLIChecker", "onnx": "ONNXChecker", "openvino": "OpenVINOChecker"}
+    for runtime in runtimes:
+        # fp32 on all: on a CPU with native bfloat16 torch and OpenVINO would otherwise run the model in bf16
         linter = Linter(Config(runtime=runtime, precision="fp32"))
         results[runtime] = linter.check(text, ctx, path="answer.md", query=QUERY)
-        expected = "torch" if runtime == "torch" else "onnx"
-        assert type(linter.checker).__name__ == ("NLIChecker" if expected == "torch" else "ONNXChecker")
-        assert type(linter.relevance).runtime == expected
-    t, o = results["torch"], results["auto"]
-    assert [(f.code, f.start, f.end, f.severity) for f in t.findings] == \
-        [(f.code, f.start, f.end, f.severity) for f in o.findings]
-    assert {f.code for f in o.findings} == {"FL100", "FL200", "FL400"}
-    assert len(t.sentences) == len(o.sentences)
-    for x, y in zip(t.sentences, o.sentences):
-        assert (x.start, x.end, x.label) == (y.start, y.end, y.label)
-        assert abs(x.score - y.score) < 1e-3
-        assert all(abs(x.probs[k] - y.probs[k]) < 1e-3 for k in x.probs)
-        assert (x.evidence.start, x.evidence.end) == (y.evidence.start, y.evidence.end)
+        assert type(linter.checker).__name__ == classes[runtime]
+        assert type(linter.relevance).runtime == ("torch" if runtime == "torch" else "onnx")  # int8 on ORT
+    t = results["torch"]
+    for runtime in runtimes[1:]:
+        o = results[runtime]
+        assert [(f.code, f.start, f.end, f.severity) for f in t.findings] == \
+            [(f.code, f.start, f.end, f.severity) for f in o.findings]
+        assert {f.code for f in o.findings} == {"FL100", "FL200", "FL400"}
+        assert len(t.sentences) == len(o.sentences)
+        for x, y in zip(t.sentences, o.sentences):
+            assert (x.start, x.end, x.label) == (y.start, y.end, y.label)
+            assert abs(x.score - y.score) < 1e-3
+            assert all(abs(x.probs[k] - y.probs[k]) < 1e-3 for k in x.probs)
+            assert (x.evidence.start, x.evidence.end) == (y.evidence.start, y.evidence.end)

@@ -7,7 +7,9 @@ library's, behind a small adapter with the calls :class:`~faithlint.checkers.nli
 truncation, chunking of long sentences and token counts are the torch path's code, not a copy of it.
 
 The torch/transformers path (:mod:`faithlint.checkers.nli`) stays for ``--model`` with a Hugging Face id or
-folder, for CUDA, for bf16, and for training; :func:`use_onnx` decides (config ``runtime``).
+folder, for CUDA, and for training; :func:`pick_runtime` decides (config ``runtime``). Where OpenVINO is
+installed, the same graph runs there instead (:mod:`faithlint.checkers.openvino_checker`: bfloat16 on CPUs
+that have it natively).
 """
 
 from __future__ import annotations
@@ -58,14 +60,7 @@ def cuda_present() -> bool:
         importlib.util.find_spec("torch") is not None
 
 
-def why_not_onnx(model: str | None, device: str, precision: str = "auto") -> str | None:
-    """Why these settings need the torch path (None: ONNX Runtime can run them)."""
-    if importlib.util.find_spec("onnxruntime") is None:
-        return "onnxruntime is not installed"
-    if device == "cuda":
-        return "device 'cuda' runs on the torch path"
-    if precision == "bf16":
-        return "precision 'bf16' runs on the torch path"
+def _model_folder_problem(model: str | None, precision: str) -> str | None:
     path, bundled = resolve_model(model)
     folder = Path(path)
     if not bundled and not folder.is_dir():
@@ -76,20 +71,59 @@ def why_not_onnx(model: str | None, device: str, precision: str = "auto") -> str
     return None
 
 
-def use_onnx(runtime: str, model: str | None, device: str, precision: str = "auto") -> bool:
-    """Config ``runtime``: ``onnx`` insists (an error says why it cannot), ``torch`` never, ``auto`` (the
-    default) takes ONNX Runtime for the bundled model on the CPU and the torch path otherwise (CUDA present
-    with ``device = "auto"``, a Hugging Face id, bf16)."""
+def why_not_onnx(model: str | None, device: str, precision: str = "auto") -> str | None:
+    """Why these settings cannot run on ONNX Runtime (None: they can)."""
+    if importlib.util.find_spec("onnxruntime") is None:
+        return "onnxruntime is not installed"
+    if device == "cuda":
+        return "device 'cuda' runs on the torch path"
+    if precision == "bf16":
+        return "precision 'bf16' runs on OpenVINO or the torch path"
+    return _model_folder_problem(model, precision)
+
+
+def why_not_openvino(model: str | None, device: str, precision: str = "auto") -> str | None:
+    """Why these settings cannot run on OpenVINO (None: they can). It runs the fp32 graph in fp32 or bf16."""
+    if importlib.util.find_spec("openvino") is None:
+        return "openvino is not installed"
+    if device == "cuda":
+        return "device 'cuda' runs on the torch path"
+    if precision == "int8":
+        return "precision 'int8' runs on ONNX Runtime"
+    problem = _model_folder_problem(model, "fp32")
+    if problem is None:
+        from faithlint.checkers.openvino_core import cpu_plugin_problem
+
+        problem = cpu_plugin_problem()
+    return problem
+
+
+def pick_runtime(runtime: str, model: str | None, device: str, precision: str = "auto") -> str:
+    """Where the NLI checker runs: ``openvino``, ``onnx`` (ONNX Runtime) or ``torch``.
+
+    Config ``runtime``: ``openvino`` and ``onnx`` insist (an error says why they cannot), ``torch`` never
+    leaves torch; ``auto`` (the default) takes OpenVINO for the bundled (or any exported) model on the CPU,
+    ONNX Runtime where OpenVINO is missing or int8 is asked for, and the torch path otherwise (CUDA present
+    with ``device = "auto"``, a Hugging Face id)."""
     if runtime == "torch":
-        return False
-    reason = why_not_onnx(model, device, precision)
-    if runtime == "onnx":
+        return "torch"
+    checks = {"openvino": why_not_openvino, "onnx": why_not_onnx}
+    if runtime in checks:
+        reason = checks[runtime](model, device, precision)
         if reason:
-            raise ModelError(f"runtime 'onnx' cannot run these settings: {reason}")
-        return True
+            raise ModelError(f"runtime {runtime!r} cannot run these settings: {reason}")
+        return runtime
     if device == "auto" and cuda_present():
-        return False
-    return reason is None
+        return "torch"
+    for kind, why_not in checks.items():
+        if why_not(model, device, precision) is None:
+            return kind
+    return "torch"
+
+
+def use_onnx(runtime: str, model: str | None, device: str, precision: str = "auto") -> bool:
+    """Whether the checker runs on an exported graph (OpenVINO or ONNX Runtime), not on torch."""
+    return pick_runtime(runtime, model, device, precision) != "torch"
 
 
 def resolve_threads(threads: int = 0) -> int:
@@ -211,7 +245,7 @@ class ONNXChecker(NLIChecker):
         self.max_length = max_length
         self.batch_size = batch_size
         self._lock = threading.Lock()
-        graph = onnx_file(folder, precision)
+        graph = onnx_file(folder, self._graph_precision(precision))
         if graph is None:
             raise ModelError(f"{path}: no ONNX graph for precision {precision!r} "
                              f"(have: {', '.join(available_precisions(folder)) or 'none'})")
@@ -227,14 +261,28 @@ class ONNXChecker(NLIChecker):
         self.model_max = int(config.get("max_position_embeddings", 512) or 512)
         self.tokenizer = FastTokenizer(folder)
         self.threads = resolve_threads(threads)
-        self.session = session(graph, self.threads)
-        self._inputs = {i.name for i in self.session.get_inputs()}
         self.device = "cpu"
-        self.quantize = "int8" if graph.name == FILES["int8"] else None
         self.autocast = False
         self.graph = graph
-        self.name = _model_identity(path, bundled, self.temperature, f"onnx-{self.quantize or 'fp32'}")
+        self.quantize = self._open(graph, precision, config)
+        self.name = _model_identity(path, bundled, self.temperature, f"{self.runtime}-{self.quantize or 'fp32'}")
         self.score_pairs(["faithlint"], ["faithlint"])  # the first run sets the session up (~15 ms): at load
+
+    @staticmethod
+    def _graph_precision(precision: str) -> str:
+        return precision
+
+    def _open(self, graph: Path, precision: str, config: dict[str, Any]) -> str | None:
+        """Load the graph; returns the precision it runs at (None: fp32)."""
+        self.session = session(graph, self.threads)
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        return "int8" if graph.name == FILES["int8"] else None
+
+    def _logits(self, batch: dict[str, np.ndarray]) -> np.ndarray:
+        return self.session.run(["logits"], batch)[0]
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        return length_batches(lengths, self.batch_size)
 
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         n = len(premises)
@@ -244,10 +292,10 @@ class ONNXChecker(NLIChecker):
         feats, groups = self._features(premises, hypotheses)
         rows = np.zeros((len(feats), 3), dtype=np.float32)
         with self._lock:
-            for idx in length_batches([len(f["input_ids"]) for f in feats], self.batch_size):
+            for idx in self._batches([len(f["input_ids"]) for f in feats]):
                 batch = {k: pad([feats[i][k] for i in idx]) for k in ("input_ids", "attention_mask", "token_type_ids")
                          if k in self._inputs}
-                logits = self.session.run(["logits"], batch)[0].astype(np.float32) / self.temperature
+                logits = self._logits(batch).astype(np.float32) / self.temperature
                 logits -= logits.max(axis=1, keepdims=True)
                 probs = np.exp(logits)
                 probs /= probs.sum(axis=1, keepdims=True)

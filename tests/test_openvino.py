@@ -1,0 +1,72 @@
+"""The checker graph on OpenVINO: ONNX Runtime's results in fp32, close ones in bf16, and batch-independent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from faithlint.checkers import openvino_checker
+from faithlint.checkers.onnx_checker import ONNXChecker
+from faithlint.errors import ModelError
+
+pytest.importorskip("openvino")
+
+from faithlint.checkers.openvino_checker import OpenVINOChecker, wants_bf16  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag-answer"
+CTX = (EXAMPLE / "answer.context.md").read_text()
+SENTENCES = ["The library reopened in 2024.", "The project cost $25 million.", "It has a rooftop garden.",
+             "Voters approved a city bond in 2021 that funded the project.",
+             " and ".join(["the library added new windows, doors and a roof in 2024"] * 50)]  # chunked: too long
+PREMISES = [CTX, CTX[:300], CTX[200:900], CTX, CTX[:500]]
+
+
+@pytest.fixture(scope="module")
+def onnx_fp32() -> ONNXChecker:
+    return ONNXChecker(None, precision="fp32")
+
+
+@pytest.mark.slow
+def test_fp32_gives_onnx_runtime_results(onnx_fp32):
+    ov = OpenVINOChecker(None, precision="fp32", batch_size=4)
+    assert ov.quantize is None and ov.runtime == "openvino"
+    a, b = onnx_fp32.score_pairs(PREMISES, SENTENCES), ov.score_pairs(PREMISES, SENTENCES)
+    assert np.abs(a - b).max() < 1e-4
+    assert ov.name != onnx_fp32.name  # cached verdicts never mix runtimes
+    assert ov.score_pairs([], []).shape == (0, 3)
+
+
+@pytest.mark.slow
+def test_bf16_is_close_and_does_not_depend_on_the_batch(onnx_fp32):
+    ov = OpenVINOChecker(None, precision="bf16", batch_size=8)
+    assert ov.quantize == "bf16"
+    together = ov.score_pairs(PREMISES, SENTENCES)
+    alone = np.concatenate([ov.score_pairs([p], [h]) for p, h in zip(PREMISES, SENTENCES)])
+    assert np.array_equal(together, alone)  # a pair's verdict is the same whatever is checked with it
+    assert np.abs(together - onnx_fp32.score_pairs(PREMISES, SENTENCES)).max() < 0.03
+    assert (together.argmax(1) == onnx_fp32.score_pairs(PREMISES, SENTENCES).argmax(1)).all()
+
+
+def test_auto_precision_follows_the_model_where_the_cpu_has_bf16(monkeypatch):
+    prefers = {"faithlint_quantize": "bf16"}
+    monkeypatch.setattr(openvino_checker, "native_bf16", lambda: True)
+    assert wants_bf16("auto", prefers) and wants_bf16("bf16", {}) and not wants_bf16("fp32", prefers)
+    assert not wants_bf16("auto", {})  # a model that does not ask for bf16 stays fp32
+    monkeypatch.setattr(openvino_checker, "native_bf16", lambda: False)
+    assert not wants_bf16("auto", prefers)  # emulated bf16 would be slower than fp32
+    assert wants_bf16("bf16", prefers)  # asked for by name: honoured
+
+
+def test_a_broken_graph_is_a_one_line_model_error(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        (folder / name).write_bytes((Path(openvino_checker.__file__).parents[1] / "models" / "default" / name)
+                                    .read_bytes())
+    (folder / "model.onnx").write_bytes(b"not a graph")
+    with pytest.raises(ModelError) as err:
+        OpenVINOChecker(str(folder), precision="fp32")
+    assert "model.onnx" in str(err.value) and "OpenVINO cannot load" in str(err.value)
+    assert "\n" not in str(err.value)
