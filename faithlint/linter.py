@@ -205,8 +205,8 @@ class Linter:
             warm_up(self.claims.extractor)
 
     def load_models(self) -> None:
-        """Load the checker and relevance models on a helper thread while spaCy loads on this one: ONNX Runtime
-        builds its sessions without holding the GIL, so a cold start waits for the slower, not for both."""
+        """Load the checker and relevance models on a helper thread while spaCy loads on this one: OpenVINO and
+        ONNX Runtime build their sessions without holding the GIL, so a cold start waits for the slower, not both."""
         with ThreadPoolExecutor(1, thread_name_prefix="faithlint-load") as pool:
             models = pool.submit(lambda: (self.checker, self.relevance))
             _ = self.splitter, self.context_splitter

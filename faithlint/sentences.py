@@ -276,9 +276,17 @@ class SentenceSplitter:
         return [o if o is not None else [] for o in out]
 
 
+_TOKEN_END = re.compile(r"\s[.!?][" + re.escape(_CLOSERS) + r"]*$")  # "friday ." / "it ? '" (not "...")
+
+
 def _merge_fragments(text: str, spans: list[Span]) -> list[Span]:
     """Repair spaCy's typical over-splits: after abbreviations/decimals and before
-    a lowercase word or a lone closing quote."""
+    a lowercase word or a lone closing quote.
+
+    A sentence that ends in a free-standing full stop, question or exclamation mark ("on friday . the
+    39-year-old ...": tokenized or lower-cased text, as some summarisers and transcripts write it) is not an
+    over-split, although the next one starts lower-case: an abbreviation's full stop is never a token of its own.
+    """
     out: list[Span] = []
     for s in spans:
         if out:
@@ -286,7 +294,7 @@ def _merge_fragments(text: str, spans: list[Span]) -> list[Span]:
             chunk = text[s.start:s.end]
             prev_text = text[prev.start:prev.end]
             glue = (
-                chunk[:1].islower()
+                (chunk[:1].islower() and not _TOKEN_END.search(prev_text))
                 or all(c in _CLOSERS + ".,;:!?" for c in chunk)
                 or (prev_text.endswith(".") and _is_abbreviation(text, prev.end - 1)
                     and not prev_text[-3:-1].isupper())

@@ -70,3 +70,22 @@ def test_a_broken_graph_is_a_one_line_model_error(tmp_path):
         OpenVINOChecker(str(folder), precision="fp32")
     assert "model.onnx" in str(err.value) and "OpenVINO cannot load" in str(err.value)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_inputs_come_in_few_shapes():
+    """OpenVINO compiles kernels per input shape: widths are padded to multiples of 8 (memory stays bounded)."""
+    ov = OpenVINOChecker(None, precision="bf16")
+    widths: list[tuple[int, int]] = []
+    run = ov._logits
+
+    def spy(batch):  # type: ignore[no-untyped-def]
+        widths.append(batch["input_ids"].shape)
+        return run(batch)
+
+    ov._logits = spy
+    words = CTX.split()
+    premises = [" ".join(words[:n]) for n in range(5, 120, 7)]
+    probs = ov.score_pairs(premises, ["The library reopened in 2024."] * len(premises))
+    assert len({w for _, w in widths}) < len(premises) and all(b == 1 and w % 8 == 0 for b, w in widths)
+    assert np.allclose(probs.sum(1), 1.0, atol=1e-5)

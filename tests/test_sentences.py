@@ -54,6 +54,22 @@ def test_split_many_is_split_of_each(component):
     assert [fresh.split(t) for t in texts] == fresh.split_many(texts)  # from its cache the second time
 
 
+TOKENIZED = [  # lower-cased, tokenized sentence ends (older summarisers, transcripts) against real over-splits
+    ("the club confirmed the deal on friday . the 39-year-old signed for three years . he starts in june .", 3),
+    ("i love dogs . they are loyal ! do you have one ?", 3),
+    ("He paused ... and then he left. It rained.", 2),
+    ("Prices rose, e.g. for bread. Wages did not.", 2),
+]
+
+
+@pytest.mark.parametrize("component", ["parser", "senter"])
+@pytest.mark.parametrize("text,n", TOKENIZED)
+def test_a_free_standing_full_stop_ends_a_sentence(component, text, n):
+    spans = _spacy(component).split(text)
+    assert len(spans) == n, [text[s.start:s.end] for s in spans]
+    assert spans[-1].end == len(text)
+
+
 def test_senter_is_its_own_backend_and_resplits_run_on_text():
     """The senter names itself (cached splits are keyed by it); a run-on "sentence" it leaves longer than
     RESPLIT_TOKENS words is cut by the parser, so evidence pieces are not cut at arbitrary words."""

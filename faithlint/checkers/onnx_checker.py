@@ -71,31 +71,29 @@ def _model_folder_problem(model: str | None, precision: str) -> str | None:
     return None
 
 
-def why_not_onnx(model: str | None, device: str, precision: str = "auto") -> str | None:
-    """Why these settings cannot run on ONNX Runtime (None: they can)."""
-    if importlib.util.find_spec("onnxruntime") is None:
-        return "onnxruntime is not installed"
+def _cannot(package: str, device: str, precision: str, unsupported: str, elsewhere: str) -> str | None:
+    if importlib.util.find_spec(package) is None:
+        return f"{package} is not installed"
     if device == "cuda":
         return "device 'cuda' runs on the torch path"
-    if precision == "bf16":
-        return "precision 'bf16' runs on OpenVINO or the torch path"
-    return _model_folder_problem(model, precision)
+    if precision == unsupported:
+        return f"precision {unsupported!r} runs on {elsewhere}"
+    return None
+
+
+def why_not_onnx(model: str | None, device: str, precision: str = "auto") -> str | None:
+    """Why these settings cannot run on ONNX Runtime (None: they can)."""
+    return _cannot("onnxruntime", device, precision, "bf16", "OpenVINO or the torch path") or \
+        _model_folder_problem(model, precision)
 
 
 def why_not_openvino(model: str | None, device: str, precision: str = "auto") -> str | None:
-    """Why these settings cannot run on OpenVINO (None: they can). It runs the fp32 graph in fp32 or bf16."""
-    if importlib.util.find_spec("openvino") is None:
-        return "openvino is not installed"
-    if device == "cuda":
-        return "device 'cuda' runs on the torch path"
-    if precision == "int8":
-        return "precision 'int8' runs on ONNX Runtime"
-    problem = _model_folder_problem(model, "fp32")
-    if problem is None:
-        from faithlint.checkers.openvino_core import cpu_plugin_problem
+    """Why these settings cannot run on OpenVINO (None: they can). It runs the fp32 graph in fp32 or bf16; an
+    install that cannot start (a missing library, no CPU plugin) is a reason too, so ``auto`` falls back."""
+    from faithlint.checkers.openvino_core import cpu_plugin_problem
 
-        problem = cpu_plugin_problem()
-    return problem
+    return _cannot("openvino", device, precision, "int8", "ONNX Runtime") or \
+        _model_folder_problem(model, "fp32") or cpu_plugin_problem()
 
 
 def pick_runtime(runtime: str, model: str | None, device: str, precision: str = "auto") -> str:
@@ -222,8 +220,9 @@ class FastTokenizer:
         return {k: v[0] for k, v in out.items()} if single else out
 
 
-def pad(rows: Sequence[Sequence[int]], value: int = 0) -> np.ndarray:
+def pad(rows: Sequence[Sequence[int]], value: int = 0, multiple: int = 1) -> np.ndarray:
     width = max((len(r) for r in rows), default=0)
+    width = -(-width // multiple) * multiple
     out = np.full((len(rows), width), value, dtype=np.int64)
     for i, r in enumerate(rows):
         out[i, :len(r)] = r
@@ -235,6 +234,7 @@ class ONNXChecker(NLIChecker):
     :class:`NLIChecker` (its ``_features``, ``count_tokens`` and ``token_offsets`` run on the adapter)."""
 
     runtime = "onnx"
+    pad_multiple = 1  # inputs are padded to a multiple of this many tokens
 
     def __init__(self, model: str | None = None, max_length: int = 192, batch_size: int = 32,
                  precision: str = "auto", threads: int = 0) -> None:
@@ -293,8 +293,8 @@ class ONNXChecker(NLIChecker):
         rows = np.zeros((len(feats), 3), dtype=np.float32)
         with self._lock:
             for idx in self._batches([len(f["input_ids"]) for f in feats]):
-                batch = {k: pad([feats[i][k] for i in idx]) for k in ("input_ids", "attention_mask", "token_type_ids")
-                         if k in self._inputs}
+                batch = {k: pad([feats[i][k] for i in idx], multiple=self.pad_multiple)
+                         for k in ("input_ids", "attention_mask", "token_type_ids") if k in self._inputs}
                 logits = self._logits(batch).astype(np.float32) / self.temperature
                 logits -= logits.max(axis=1, keepdims=True)
                 probs = np.exp(logits)
