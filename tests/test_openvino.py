@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +61,11 @@ def test_auto_precision_follows_the_model_where_the_cpu_has_bf16(monkeypatch):
     assert wants_bf16("bf16", prefers)  # asked for by name: honoured
 
 
+def test_int8_is_refused_not_run_in_fp32():
+    with pytest.raises(ModelError, match="int8.*ONNX Runtime"):
+        OpenVINOChecker(None, precision="int8")
+
+
 def test_a_broken_graph_is_a_one_line_model_error(tmp_path):
     folder = tmp_path / "model"
     folder.mkdir()
@@ -89,3 +96,17 @@ def test_inputs_come_in_few_shapes():
     probs = ov.score_pairs(premises, ["The library reopened in 2024."] * len(premises))
     assert len({w for _, w in widths}) < len(premises) and all(b == 1 and w % 8 == 0 for b, w in widths)
     assert np.allclose(probs.sum(1), 1.0, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_scores_like_its_parent():
+    """A batch engine may fork after loading: OpenVINO's thread pool must still run there (and not hang)."""
+    ov = OpenVINOChecker(None, precision="bf16")
+    want = ov.score_pairs(PREMISES[:3], SENTENCES[:3])
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        signal.alarm(120)  # a child waiting on threads it does not have would hang: end it instead
+        os._exit(0 if np.array_equal(ov.score_pairs(PREMISES[:3], SENTENCES[:3]), want) else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -45,6 +45,8 @@ class OpenVINOChecker(ONNXChecker):
         return "fp32"  # bf16 is a compile setting of the fp32 graph
 
     def _open(self, graph: Path, precision: str, config: dict[str, Any]) -> str | None:
+        if precision == "int8":
+            raise ModelError("OpenVINO runs the checker in fp32 or bf16; precision 'int8' runs on ONNX Runtime")
         bf16 = wants_bf16(precision, config)
         props = {"INFERENCE_NUM_THREADS": self.threads, "PERFORMANCE_HINT": "LATENCY",
                  "INFERENCE_PRECISION_HINT": "bf16" if bf16 else "f32",
