@@ -67,6 +67,8 @@ async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_pa
         reports = [r.kind for rs in client.progress_reports.values() for r in rs]
         assert reports[:1] == ["begin"] and reports[-1:] == ["end"]
         first = st["linters"][0]["stats"]
+        assert st["linters"][0]["runtime"] in {"openvino", "onnx", "torch"}
+        assert st["linters"][0]["precision"] in {"fp32", "bf16", "int8"}
 
         # edit one sentence: only its pairs are scored again
         text = draft.read_text()
