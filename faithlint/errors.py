@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception's message cut to its first non-blank line (library errors run to pages), or its type's name
+    when it has no message: the detail of a one-line error."""
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+
+
 class FaithlintError(Exception):
     """An error caused by the user's input or setup; the CLI prints it and exits 2."""
 

