@@ -101,7 +101,8 @@ def dump_rows(args) -> Path:
                     fl400 = [[f.start, f.end] for f in res.findings if f.code == "FL400" and s.start <= f.start < s.end]
                     sents.append({"start": s.start, "end": s.end, "p": [round(s.probs[k], 5) for k in
                                                                         ("entailment", "neutral", "contradiction")],
-                                  "fl400": fl400})
+                                  "fl400": fl400, "fl100": any(f.code == "FL100" and s.start <= f.start < s.end
+                                                               for f in res.findings)})
                     if s.claims is not None:  # unit = "both": the sentence's own verdict and each claim's
                         sents[-1]["claims"] = [{"start": c.start, "end": c.end, "p": [round(c.probs[k], 5) for k in
                                                 ("entailment", "neutral", "contradiction")]} for c in s.claims]

@@ -53,7 +53,7 @@ def dev_md(old: dict | None, new: dict, point: dict | None) -> str:
               _pair(old["files"].get(name) if old else None, m, "recall"),
               _pair(old["files"].get(name) if old else None, m, "auroc")] for name, m in new["files"].items()]
     op = new["operating_point"]
-    note = (f"v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, stage-3b model, "
+    note = (f"v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, GPU-trained model, "
             f"operating point FL100 ≥ {op['contradiction']}, FL200 < {op['unsupported']}, FL400 where P(entailment) "
             f"< {op['values']}), on the same rows. A response is *flagged* when it has any error or warning finding; "
             "precision and recall are for \"hallucinated\" (the set's label says the output, or the sentence, is not "

@@ -75,18 +75,40 @@ def test_markdown_code_and_links_are_not_checked():
     assert not [f for f in res.findings if f.code in ("FL100", "FL200")]
 
 
+def test_a_contradiction_without_common_ground_is_reported_as_unsupported():
+    """The checker's "contradiction" of a sentence that shares no content word with its evidence (a café the
+    context never mentions) is FL200, not FL100: the context does not talk about it."""
+    text = "A rooftop café CONTRA opened upstairs. The project cost CONTRA $12.5 million."
+    lt, _ = linter()
+    got = codes(lt.check(text, CTX))
+    assert ("FL200", "A rooftop café CONTRA opened upstairs.") in got
+    assert ("FL100", "The project cost CONTRA $12.5 million.") in got
+    assert not any(c == ("FL100", "A rooftop café CONTRA opened upstairs.") for c in got)
+
+
+def test_common_ground_compares_content_word_stems():
+    from faithlint.rules.common_ground import common_ground, content_stems
+
+    assert content_stems("The renovation was funded in 2021.") == {"renov", "fund", "2021"}
+    assert common_ground("It was renovated.", ["The renovation took 18 months."])
+    assert not common_ground("A rooftop café opened on the top floor.", ["The library reopened on March 4."])
+    assert common_ground("Is it?", ["Anything."])  # nothing to share: no evidence of a topic change
+    assert not common_ground("The café opened.", [])
+    assert common_ground("东京的人口很多。", ["东京的人口很多。"])
+
+
 def test_suppression_comments():
     text = ("<!-- faithlint-disable FL200 -->\nA UNSUP one.\n<!-- faithlint-enable -->\n\nB UNSUP two.\n\n"
-            "<!-- faithlint-disable-next-line FL100 -->\nC CONTRA three.\n\nD CONTRA four.\n")
+            "<!-- faithlint-disable-next-line FL100 -->\nC CONTRA library three.\n\nD CONTRA library four.\n")
     lt, _ = linter()
     got = codes(lt.check(text, CTX))
     assert ("FL200", "B UNSUP two.") in got
-    assert ("FL100", "D CONTRA four.") in got
+    assert ("FL100", "D CONTRA library four.") in got
     assert not any("A UNSUP" in c[1] or "C CONTRA" in c[1] for c in got)
 
 
 def test_select_ignore_and_severity_overrides():
-    text = "A UNSUP one. It cost WEAK a lot. B CONTRA two."
+    text = "A UNSUP one. It cost WEAK a lot. B CONTRA library two."
     lt, _ = linter(ignore=["FL3", "FL4"], rules={"FL200": {"severity": "error"}})
     res = lt.check(text, CTX)
     assert {f.code for f in res.findings} == {"FL100", "FL200"}

@@ -280,7 +280,7 @@ async def test_real_server_claims_on_the_rag_example(tmp_path: Path) -> None:
         hover = await hover_at(client, uri, types.Position(6, 40))  # "... and was funded by": no flagged claim
         value = hover.contents.value
         assert "Claims (4, its verdict is theirs):" in value and "---" not in value
-        assert f"✗ contradicted — “{PROJECT_CLAIM}.” (0.05) · **{planted[0].code}** · evidence: “The project cost " \
+        assert f"✗ contradicted — “{PROJECT_CLAIM}.” (0.06) · **{planted[0].code}** · evidence: “The project cost " \
             "$12.5 million" in value
         assert "✓ supported — “The project was funded by a city bond.”" in value
         hover = await hover_at(client, uri, types.Position(6, 5))

@@ -17,7 +17,15 @@ Sentence labels, from what each set annotates:
   (or FRANK says all its sentences are wrong), since otherwise nobody knows which sentence is;
 - HaluEval QA: hallucinated answers only up to 6 words, so answer length is no shortcut.
 
+With ``--bags``, every output of a response-level set is also written whole to ``bags_{train,calib}.jsonl``
+(its checkable sentences' premise/hypothesis pairs and the output's label). An unfaithful summary of
+several sentences says only that *some* sentence is unsupported; as a bag it still teaches (the least
+entailed sentence should not be entailed: ``training/sweep.py``'s multiple-instance loss), and the
+calibration bags measure what the benchmarks measure, the response-level AUROC of the least entailed
+sentence. The per-sentence rows are the same with or without ``--bags``.
+
     python training/build_real.py                  # -> training/data3/{train,calib}.jsonl + manifest
+    python training/build_real.py --bags --out training/data3m   # the same rows, plus bags_*.jsonl
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ FILES = ["lfqa_verification_train", "rotowire_accuracy_train", "xsumfaith_train"
 FAITHFUL = {"supported", "accurate", "faithful", "consistent", "entailment", "Fully attributable"}
 SKIP = {"generic", "uncooperative", "Generic", "partial hallucination"}
 NLI_REPLAY = {"snli_dev": 2500, "sick_train": 1500, "climate_fever_pairs": 1200, "breaking_nli": 500}
+BAG_FILES = {"frank_train", "summeval_train", "q2_train", "faithdial_audit_train", "halueval_qa_train",
+             "xsumfaith_train"}  # response-level labels: the sets whose unfaithful outputs are bags
 MAX_PER_CONTEXT = 12  # SummEval has 16 faithful summaries of one article: don't let one article dominate
 
 
@@ -94,12 +104,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "training" / "data3")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--relevance", choices=["lexical", "embedding"], default="lexical")
+    ap.add_argument("--bags", action="store_true", help="also write whole outputs as bags (see above)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     # premises are ranked by word/number overlap here (the embedding ranking of inference costs an hour
     # of CPU for ~15k rows); the premise's shape - pieces in document order within the budget - is the same
     linter = Linter(Config(evidence="assembled", relevance=args.relevance))
     out = {"train": [], "calib": []}
+    bags: dict[str, list[dict]] = {"train": [], "calib": []}
+    per_bag_context: Counter = Counter()
     stats: Counter = Counter()
     inputs = {}
     for name in FILES:
@@ -118,14 +131,26 @@ def main() -> None:
                 continue
             labels = sentence_labels(name, r, sents)
             keep = [(s, lab) for s, lab in zip(sents, labels) if lab is not None]
-            if not keep:
+            bag = args.bags and name in BAG_FILES and r["label"] not in SKIP and \
+                per_bag_context[ctx_key] < MAX_PER_CONTEXT and not (
+                    name.startswith("halueval") and len(r["text"].split()) > 6)
+            if not keep and not bag:
                 continue
-            per_context[ctx_key] += 1
             query = r.get("query")
             copied, selections, hypotheses = linter.evidence([s[2] for s in sents], [ContextDoc(name, r["context"])],
                                                              query)
             by_sentence = {i: [(p, h) for p in sel.premises] for i, (sel, h) in enumerate(zip(selections, hypotheses))}
             split = "calib" if context_bucket(r["context"], "calib") else "train"
+            if bag:
+                per_bag_context[ctx_key] += 1
+                pairs = [{"sentence": i, "premise": p, "hypothesis": h} for i in range(len(sents))
+                         if copied[i] is None for p, h in by_sentence.get(i, [])]
+                if pairs:
+                    bags[split].append({"pairs": pairs, "faithful": r["label"] in FAITHFUL, "source": name,
+                                        "doc_id": ctx_key})
+            if not keep:
+                continue
+            per_context[ctx_key] += 1
             for i, lab in enumerate(labels):
                 if lab is None or copied[i] is not None:
                     continue
@@ -145,6 +170,12 @@ def main() -> None:
             stats[(name, "train", r["label"])] += 1
     args.out.mkdir(parents=True, exist_ok=True)
     outputs = {}
+    for split, rows in bags.items() if args.bags else ():
+        path = args.out / f"bags_{split}.jsonl"
+        with path.open("w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+        outputs[path.name] = {"rows": len(rows), "sha256": sha256(path)}
     for split, rows in out.items():
         rng.shuffle(rows)
         path = args.out / f"{split}.jsonl"

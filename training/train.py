@@ -39,7 +39,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args()
     rows = [json.loads(x) for x in (args.data / "train.jsonl").open(encoding="utf-8")]
-    calib = [json.loads(x) for x in (args.data / "calib.jsonl").open(encoding="utf-8")]
+    calib_file = args.data / "calib.jsonl"  # build_values.py writes none: its rows are all for training
+    calib = [json.loads(x) for x in calib_file.open(encoding="utf-8")] if calib_file.exists() else []
     cfg = TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, max_length=args.max_length,
                       class_balance=args.class_balance, max_minutes=args.max_minutes, seed=args.seed)
     manifest = args.data / "manifest.json"

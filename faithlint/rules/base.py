@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from faithlint.rules.common_ground import common_ground
 from faithlint.rules.operating_point import OperatingPoint, claim_code, sentence_code
 from faithlint.types import Finding, SentenceResult
 
@@ -54,8 +55,16 @@ class RuleContext:
         return self.config.rule_enabled(code)
 
     def verdict_code(self, judged: Judged) -> str | None:
-        """The sentence-level rule (FL100/FL200/FL300) the verdict triggers at the operating point."""
-        return sentence_code(judged.probs["entailment"], judged.probs["contradiction"], self.point)
+        """The sentence-level rule (FL100/FL200/FL300) the verdict triggers at the operating point.
+
+        A contradiction needs common ground with the evidence that decided it (``common_ground``); a
+        "contradicted" sentence that shares no content word with it is judged by its entailment alone.
+        """
+        entailment = judged.probs["entailment"]
+        code = sentence_code(entailment, judged.probs["contradiction"], self.point)
+        if code == "FL100" and not self._common_ground(judged.unit.text, judged):
+            return sentence_code(entailment, 0.0, self.point)
+        return code
 
     def claim_code(self, judged: Judged) -> str | None:
         """The claim rule (FL110/FL210) a claim's verdict triggers at the claim operating point.
@@ -63,13 +72,22 @@ class RuleContext:
         An unsupported claim one of whose values conflicts with a value of the same kind in its evidence
         ("$25 million" where the evidence has "$12.5 million") is contradicted: a claim is one fact, so the
         evidence's other value is that fact's. On the calibration rows, responses with an FL110 were
-        hallucinated 87 % of the time with this rule, 79 % without it (bench/claims_check.py).
+        hallucinated 87 % of the time with this rule, 79 % without it (bench/claims_check.py). A contradicted
+        claim needs common ground with its evidence, as a sentence does, unless one of its values conflicts.
         """
         point = self.claim_point or self.config.claim_point()
         code = claim_code(judged.probs["entailment"], judged.probs["contradiction"], point)
         if code == "FL210" and self.value_conflicts(judged):
             return "FL110"
+        if code == "FL110" and not self.value_conflicts(judged) and not self._common_ground(
+                getattr(judged.unit, "claim_words", "") or judged.unit.text, judged):
+            return claim_code(judged.probs["entailment"], 0.0, point)
         return code
+
+    @staticmethod
+    def _common_ground(text: str, judged: Judged) -> bool:
+        r = judged.result
+        return common_ground(text, [r.evidence.text] if r.evidence else [w.text for w in r.windows])
 
     def value_conflicts(self, judged: Judged) -> list[Any]:
         """The claim's values absent from its evidence where the evidence has a value of the same kind."""

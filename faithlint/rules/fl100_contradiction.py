@@ -13,7 +13,7 @@ class Contradiction(Rule):
     name = "contradiction"
     severity = "error"
     summary = "The checker is confident the context contradicts the sentence."
-    threshold = 0.8  # P(contradiction) >= this and >= P(entailment); calibrated by bench/calibrate.py
+    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/calibrate.py
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.verdict_code(judged) != self.code:

@@ -45,12 +45,22 @@ def _log(msg: str, log_file: Path | None) -> None:
 
 
 def _encode(tok: Any, rows: Sequence[dict], max_length: int) -> list[dict]:
-    enc = tok([r["premise"] for r in rows], [r["hypothesis"] for r in rows], truncation="only_first",
-              max_length=max_length)
+    """Ids as the checker sees them: premise truncated first; a hypothesis too long alone keeps its head.
+
+    Such a hypothesis is cut to its head (with a few tokens' margin) before pairing, since tokenizers
+    refuses ``only_first`` for the whole batch when one hypothesis alone exceeds ``max_length``.
+    """
+    hyps = [r["hypothesis"] for r in rows]
+    room = max_length - tok.num_special_tokens_to_add(pair=True) - 8
+    alone = tok(hyps, add_special_tokens=False, return_offsets_mapping=True)
+    for i, offsets in enumerate(alone["offset_mapping"]):
+        if len(offsets) > room:
+            hyps[i] = hyps[i][:offsets[room - 1][1]]
+    enc = tok([r["premise"] for r in rows], hyps, truncation="only_first", max_length=max_length)
     out = []
     for i, r in enumerate(rows):
         ids = enc["input_ids"][i]
-        if len(ids) > max_length:  # hypothesis alone too long: keep its head
+        if len(ids) > max_length:  # the cut head re-tokenised longer: keep its head
             ids = ids[:max_length - 1] + [tok.sep_token_id]
         tt = enc["token_type_ids"][i][:len(ids)] if "token_type_ids" in enc else None
         out.append({"input_ids": ids, "token_type_ids": tt, "label": LABELS.index(r["label"])})

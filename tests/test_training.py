@@ -1,0 +1,126 @@
+"""Training helpers: pair encoding, the sweep's choice and its one-run GPU recipe (run here on the CPU)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "training"))
+
+import sweep  # noqa: E402
+
+from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.train.training import _encode  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tok():  # type: ignore[no-untyped-def]
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(DEFAULT_MODEL_DIR))
+
+
+ROWS = [
+    {"premise": "The library reopened on March 4, 2024, after an 18-month renovation.",
+     "hypothesis": "The library reopened in March.", "label": "entailment"},
+    {"premise": "word " * 400, "hypothesis": "A short claim.", "label": "neutral"},
+    {"premise": "A short premise.", "hypothesis": "claim " * 300, "label": "contradiction"},
+]
+
+
+def test_encode_matches_the_tokenizer_and_survives_a_long_hypothesis(tok) -> None:  # type: ignore[no-untyped-def]
+    enc = _encode(tok, ROWS, 64)
+    hand = sweep.encode(tok, [(r["premise"], r["hypothesis"]) for r in ROWS], 64)
+    for r, e, (ids, tt) in zip(ROWS[:2], enc, hand):  # ordinary rows: exactly the tokenizer's pair encoding
+        ref = tok(r["premise"], r["hypothesis"], truncation="only_first", max_length=64)
+        assert e["input_ids"] == ref["input_ids"] == ids
+        assert e["token_type_ids"] == ref["token_type_ids"] == tt
+    assert [e["label"] for e in enc] == [0, 1, 2]
+    for e in enc[2:] + [{"input_ids": hand[2][0]}]:  # too long alone: its head, within the limit, still a pair
+        ids = e["input_ids"]
+        assert len(ids) <= 64 and ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
+        assert ids.count(tok.sep_token_id) == 2
+        assert tok.convert_ids_to_tokens(ids[-2]) == "claim"
+
+
+def _result(name: str, scores: list[float], probes: list[float], best: float | None) -> dict:
+    history = [{"epoch": float(i), "score": s, "probe_acc": p} for i, (s, p) in enumerate(zip(scores, probes))]
+    return {"name": name, "history": history, "best_epoch": best}
+
+
+def test_choice_takes_the_best_kept_epoch_and_never_an_untrained_model() -> None:
+    results = [_result("a", [0.70, 0.74, 0.78], [0.85, 0.85, 0.70], 1.0),  # epoch 2 lost the value probe
+               _result("b", [0.70, 0.76], [0.85, 0.84], 1.0)]
+    name, why = sweep.choose(results)
+    assert name == "b" and "0.7600" in why and "0.7000" in why
+    assert sweep.choose([_result("a", [0.70, 0.75], [0.85, 0.5], None)])[0] is None
+
+
+def test_split_parts_join_to_the_same_bytes(tmp_path: Path) -> None:
+    src = tmp_path / "m.safetensors"
+    src.write_bytes(bytes(range(256)) * 20000)
+    out = tmp_path / "out"
+    out.mkdir()
+    names = sweep.split_file(src, out, part_mb=1)
+    assert len(names) == 5
+    assert b"".join((out / n).read_bytes() for n in names) == src.read_bytes()
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_sweep_runs_end_to_end_on_the_cpu(tmp_path: Path) -> None:
+    """One warm-started variant with the multiple-instance loss, on a tiny data set; the winner loads."""
+    facts = [("The museum opened in 1998 and has 40 rooms.", "The museum has 40 rooms.", "The museum has 12 rooms."),
+             ("Sales rose 8 percent to $3 million in May.", "Sales rose in May.", "Sales fell 8 percent in May."),
+             ("The bridge is 2 km long and carries four lanes.", "The bridge carries four lanes.",
+              "The bridge carries two lanes.")]
+    rows, calib, probe, bags = [], [], [], []
+    held = next(str(i) for i in range(100) if sweep.in_probe({"source": "numswap", "doc_id": str(i), "premise": ""}))
+    for i, (p, good, bad) in enumerate(facts * 4):
+        rows += [{"premise": p, "hypothesis": good, "label": "entailment", "source": "frank_train", "doc_id": str(i)},
+                 {"premise": p, "hypothesis": bad, "label": "contradiction", "source": "frank_train",
+                  "doc_id": str(i)},
+                 {"premise": p, "hypothesis": "It rained.", "label": "neutral", "source": "frank_train",
+                  "doc_id": str(i)}]
+        calib += [{"premise": p, "hypothesis": good, "label": "entailment", "source": "q2_train"},
+                  {"premise": p, "hypothesis": bad, "label": "neutral", "source": "q2_train"}]
+        probe += [{"premise": p, "hypothesis": h, "label": lab, "source": "numswap", "doc_id": held}
+                  for h, lab in ((good, "entailment"), (bad, "contradiction"))]
+        pairs = [{"sentence": 0, "premise": p, "hypothesis": good}, {"sentence": 1, "premise": p, "hypothesis": bad}]
+        bags += [{"pairs": pairs, "faithful": False, "source": "frank_train"},
+                 {"pairs": pairs[:1], "faithful": True, "source": "frank_train"}]
+    data = tmp_path / "data"
+    _write(data / "data3m" / "train.jsonl", rows)
+    _write(data / "data3m" / "calib.jsonl", calib)
+    _write(data / "data3m" / "bags_train.jsonl", bags)
+    _write(data / "data3m" / "bags_calib.jsonl", bags)
+    _write(data / "data3b" / "train.jsonl", probe)
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, str(ROOT / "training" / "sweep.py"), "--data", str(data), "--out", str(out),
+                          "--work", str(tmp_path / "work"), "--variants", "m2", "--smoke", "--probe-drop", "1",
+                          "--final", str(tmp_path / "final")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    summary = json.loads((out / "sweep.json").read_text())
+    (result,) = summary["results"]
+    assert [h["epoch"] for h in result["history"]] == [0, 1.0]
+    assert summary["choice"] == "m2" and summary["parts"]
+    joined = tmp_path / "model.safetensors"
+    joined.write_bytes(b"".join((out / n).read_bytes() for n in summary["parts"]))
+    assert joined.read_bytes() == (tmp_path / "final" / "model.safetensors").read_bytes()
+    assert (tmp_path / "final" / "config.json").exists() and (tmp_path / "final" / "tokenizer.json").exists()
+    from safetensors.torch import load_file
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(DEFAULT_MODEL_DIR))
+    state = load_file(str(joined))
+    assert set(state) == set(model.state_dict())
+    assert any(not state[k].float().equal(v.float()) for k, v in model.state_dict().items())  # it trained
