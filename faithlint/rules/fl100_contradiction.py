@@ -12,7 +12,7 @@ class Contradiction(Rule):
     code = "FL100"
     name = "contradiction"
     severity = "error"
-    summary = "The checker is confident the context contradicts the sentence."
+    summary = "The checker is confident the context contradicts the sentence, and they share a content word."
     threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/calibrate.py
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
