@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--lr", type=float, default=3e-5)
     t.add_argument("--batch-size", type=int, default=32)
     t.add_argument("--seed", type=int, default=13)
+    t.add_argument("--device", default="auto", help="auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N")
 
     m = sub.add_parser("train-monitor", help="train the monitor's aggregator on labelled real outputs",
                        description="Featurize the calibration rows of the training-side real-output files in "
@@ -429,7 +430,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     calib = rows(args.calib) if args.calib else []
     base = args.base or str(DEFAULT_MODEL_DIR)
     final = train(data, calib, base, args.output, TrainConfig(epochs=args.epochs, lr=args.lr,
-                                                             batch_size=args.batch_size, seed=args.seed))
+                                                             batch_size=args.batch_size, seed=args.seed,
+                                                             device=args.device))
     print(f"model written to {final}; use it with: faithlint check --model {final} ...", file=sys.stderr)
     return 0
 

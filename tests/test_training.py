@@ -124,3 +124,26 @@ def test_sweep_runs_end_to_end_on_the_cpu(tmp_path: Path) -> None:
     state = load_file(str(joined))
     assert set(state) == set(model.state_dict())
     assert any(not state[k].float().equal(v.float()) for k, v in model.state_dict().items())  # it trained
+
+
+def test_device_choice_and_a_gpu_that_is_not_there(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    from faithlint import cli
+    from faithlint.errors import InputError
+    from faithlint.train.training import torch_device
+
+    assert torch_device("cpu").type == "cpu"
+    assert torch_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(InputError, match="not a torch device"):
+        torch_device("gpu0")
+    if torch.cuda.is_available():
+        return
+    with pytest.raises(InputError, match="sees no CUDA GPU"):
+        torch_device("cuda:1")
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(json.dumps({"premise": "A cat sat.", "hypothesis": "A cat sat.", "label": "entailment"}) + "\n")
+    code = cli.main(["train", str(data), "-o", str(tmp_path / "m"), "--device", "cuda"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "sees no CUDA GPU" in err[0], err
+    assert not (tmp_path / "m").exists()  # refused before anything was written

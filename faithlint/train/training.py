@@ -1,9 +1,10 @@
-"""Fine-tune a 3-way (entailment/neutral/contradiction) cross-encoder on CPU.
+"""Fine-tune a 3-way (entailment/neutral/contradiction) cross-encoder, on CPU or a CUDA GPU.
 
 Used by ``training/train.py`` (the shipped model) and ``faithlint train`` (a
 user's domain data). Checkpoints every ``save_every`` steps hold the model,
 optimiser, scheduler, data order and RNG state, so an interrupted run resumes
-exactly where it stopped; with the same seed and data the run is reproducible.
+exactly where it stopped; with the same seed and data the run is reproducible. On a GPU
+(``device = "auto"`` finds one) the forward pass runs under bf16 autocast with fp32 master weights.
 """
 
 from __future__ import annotations
@@ -34,6 +35,26 @@ class TrainConfig:
     save_every: int = 200
     class_balance: str = "inverse"  # inverse | sqrt | none
     max_minutes: float | None = None
+    device: str = "auto"  # auto (a CUDA GPU when torch sees one) | cpu | cuda | cuda:N
+
+
+def torch_device(name: str) -> Any:
+    """The torch device for ``name``; a CUDA device torch cannot see is a one-line InputError."""
+    import torch
+
+    from faithlint.errors import InputError
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise InputError(f"device {name!r}: not a torch device (use auto, cpu, cuda or cuda:N)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise InputError(f"device {name!r}: torch {torch.__version__} sees no CUDA GPU (use --device cpu or auto)")
+    if device.type not in ("cpu", "cuda"):
+        raise InputError(f"device {name!r}: only cpu and cuda are supported")
+    return device
 
 
 def _log(msg: str, log_file: Path | None) -> None:
@@ -80,7 +101,7 @@ def _batches(n_items: int, lengths: list[int], batch_size: int, rng: random.Rand
     return batches
 
 
-def _collate(items: list[dict], pad_id: int) -> dict:
+def _collate(items: list[dict], pad_id: int, device: Any = None) -> dict:
     import torch
 
     n = max(len(x["input_ids"]) for x in items)
@@ -93,8 +114,16 @@ def _collate(items: list[dict], pad_id: int) -> dict:
         am[i, :L] = 1
         if x["token_type_ids"] is not None:
             tt[i, :L] = torch.tensor(x["token_type_ids"])
-    return {"input_ids": ids, "attention_mask": am, "token_type_ids": tt,
-            "labels": torch.tensor([x["label"] for x in items])}
+    out = {"input_ids": ids, "attention_mask": am, "token_type_ids": tt,
+           "labels": torch.tensor([x["label"] for x in items])}
+    return {k: v.to(device) for k, v in out.items()} if device is not None else out
+
+
+def _autocast(device: Any) -> Any:
+    """bf16 autocast on a GPU; nothing on the CPU (its bf16 is the ``bf16`` flag of :func:`predict`)."""
+    import torch
+
+    return torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
 
 
 def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_size: int = 64,
@@ -107,14 +136,15 @@ def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_s
     enc = _encode(tok, rows, max_length)
     order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
     out = torch.zeros((len(enc), 3))
+    device = next(model.parameters()).device
     model.eval()
     with torch.inference_mode():
         for b in range(0, len(order), batch_size):
             ids = order[b:b + batch_size]
-            batch = _collate([enc[i] for i in ids], tok.pad_token_id)
+            batch = _collate([enc[i] for i in ids], tok.pad_token_id, device)
             batch.pop("labels")
-            with precision_context(bf16):
-                out[ids] = model(**batch).logits.float()
+            with precision_context(bf16 and device.type == "cpu"), _autocast(device):
+                out[ids] = model(**batch).logits.float().cpu()
     return out
 
 
@@ -125,6 +155,7 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
+    device = torch_device(cfg.device)
     out_dir.mkdir(parents=True, exist_ok=True)
     log_file = out_dir / "train.log"
     random.seed(cfg.seed)
@@ -134,7 +165,7 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)},
-        ignore_mismatched_sizes=True, dtype=torch.float32)  # the shipped model is stored in fp16
+        ignore_mismatched_sizes=True, dtype=torch.float32).to(device)  # the shipped model is stored in fp16
     data = _encode(tok, train_rows, cfg.max_length)
     lengths = [len(x["input_ids"]) for x in data]
     counts = np.bincount([x["label"] for x in data], minlength=3).astype(float)
@@ -144,7 +175,7 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
         weights = np.sqrt(counts.sum() / (3 * np.maximum(counts, 1)))
     else:
         weights = np.ones(3)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float))
+    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float, device=device))
     steps_per_epoch = math.ceil(len(data) / cfg.batch_size)
     total_steps = int(steps_per_epoch * cfg.epochs)
     no_decay = ("bias", "LayerNorm.weight")
@@ -158,14 +189,14 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     step = 0
     ckpt = out_dir / "checkpoint.pt"
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=False, map_location="cpu")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         sched.load_state_dict(state["scheduler"])
         step = state["step"]
         torch.set_rng_state(state["torch_rng"])
         _log(f"resumed from step {step}", log_file)
-    _log(f"train rows {len(data)} labels {counts.tolist()} weights {np.round(weights, 3).tolist()} "
+    _log(f"device {device}; train rows {len(data)} labels {counts.tolist()} weights {np.round(weights, 3).tolist()} "
          f"steps {total_steps} config {json.dumps(asdict(cfg))}", log_file)
     start = time.time()
     running = 0.0
@@ -176,9 +207,10 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
         for bi in range(step % steps_per_epoch, len(order)):
             if step >= total_steps:
                 break
-            batch = _collate([data[i] for i in order[bi]], tok.pad_token_id)
+            batch = _collate([data[i] for i in order[bi]], tok.pad_token_id, device)
             labels = batch.pop("labels")
-            loss = loss_fn(model(**batch).logits, labels)
+            with _autocast(device):
+                loss = loss_fn(model(**batch).logits.float(), labels)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
