@@ -69,6 +69,11 @@ def overlaps(a: int, b: int, spans: list[dict]) -> list[dict]:
     return [s for s in spans if s["start"] < b and a < s["end"]]
 
 
+def length_shortcut(name: str, row: dict) -> bool:
+    """A HaluEval answer longer than 6 words: only hallucinated ones are, so length would be the lesson."""
+    return name.startswith("halueval") and len(row["text"].split()) > 6
+
+
 def sentence_labels(name: str, row: dict, sents: list[tuple[int, int, str]]) -> list[str | None]:
     """One label (or None: unknown, skip) per sentence of the row's text."""
     label = row["label"]
@@ -93,7 +98,7 @@ def sentence_labels(name: str, row: dict, sents: list[tuple[int, int, str]]) -> 
         return ["neutral"] * len(sents)
     if name.startswith("frank") and row.get("sentence_labels"):
         return ["neutral"] * len(sents)
-    if name.startswith("halueval") and len(row["text"].split()) > 6:
+    if length_shortcut(name, row):
         return [None] * len(sents)
     return ["neutral"] if len(sents) == 1 else [None] * len(sents)
 
@@ -132,8 +137,7 @@ def main() -> None:
             labels = sentence_labels(name, r, sents)
             keep = [(s, lab) for s, lab in zip(sents, labels) if lab is not None]
             bag = args.bags and name in BAG_FILES and r["label"] not in SKIP and \
-                per_bag_context[ctx_key] < MAX_PER_CONTEXT and not (
-                    name.startswith("halueval") and len(r["text"].split()) > 6)
+                per_bag_context[ctx_key] < MAX_PER_CONTEXT and not length_shortcut(name, r)
             if not keep and not bag:
                 continue
             query = r.get("query")

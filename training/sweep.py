@@ -1,10 +1,12 @@
 """Warm-started fine-tuning sweep of the default checker: several recipes at once, the best kept.
 
 Made for a short GPU lease (everything must come back from one run), and runs on the CPU too
-(``--smoke`` for a quick check). Every variant starts from the shipped checker
-(``faithlint/models/default``), trains in its own process on the training rows, is evaluated after
-every epoch on the *calibration* split only (contexts never trained on; no development file is read),
-and keeps its best epoch. Then the best variant wins by:
+(``--smoke`` for a quick check). Besides the source tree it needs only torch, transformers, safetensors
+and scikit-learn, so it runs from a checkout on a machine where faithlint is not installed; the
+encoding, batching and optimiser set-up are ``faithlint.train.training``'s. Every variant starts from
+the shipped checker (``faithlint/models/default``), trains in its own process on the training rows, is
+evaluated after every epoch on the *calibration* split only (contexts never trained on; no development
+file is read), and keeps its best epoch. Then the best variant wins by:
 
 - the mean over sets of the sentence AUROC of "not entailed" (1 - P(entailment)) on the stage-3
   calibration rows, and of the response AUROC (1 - the least entailed sentence) on the calibration
@@ -42,8 +44,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-LABELS = ("entailment", "neutral", "contradiction")
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from faithlint.train.training import (  # noqa: E402
+    LABELS,
+    autocast,
+    class_weights,
+    collate,
+    encode_pairs,
+    length_batches,
+    param_groups,
+)
+
 PROBE_SOURCES = ("numswap", "swap_", "negation", "role_swap", "antonym", "minimal_pair")
 VARIANTS: dict[str, dict[str, Any]] = {
     "base": {"epochs": 0},
@@ -102,52 +115,18 @@ def load(data: Path, synth: bool, smoke: bool) -> dict[str, list[dict]]:
     return out
 
 
-def encode(tok: Any, pairs: list[tuple[str, str]], max_length: int) -> list[tuple[list[int], list[int]]]:
-    """Token ids as the checker builds them: the premise truncated first, the hypothesis's head kept.
-
-    Built by hand from the two texts' ids, because some tokenizers versions refuse ``only_first``
-    outright when the hypothesis alone is longer than ``max_length``.
-    """
-    prem = tok([p for p, _ in pairs], add_special_tokens=False)["input_ids"]
-    hyp = tok([h for _, h in pairs], add_special_tokens=False)["input_ids"]
-    cls, sep = tok.cls_token_id, tok.sep_token_id
-    out = []
-    for a, b in zip(prem, hyp):
-        a = a[:max(max_length - 3 - len(b), 0)]
-        ids = [cls, *a, sep, *b, sep]
-        tt = [0] * (len(a) + 2) + [1] * (len(b) + 1)
-        if len(ids) > max_length:
-            ids, tt = ids[:max_length - 1] + [sep], tt[:max_length]
-        out.append((ids, tt))
-    return out
-
-
-def collate(items: list[tuple[list[int], list[int]]], device: Any) -> dict:
-    import torch
-
-    n = max(len(x[0]) for x in items)
-    n = -(-n // 8) * 8
-    ids = torch.zeros((len(items), n), dtype=torch.long)
-    tt = torch.zeros_like(ids)
-    am = torch.zeros_like(ids)
-    for i, (a, b) in enumerate(items):
-        ids[i, :len(a)] = torch.tensor(a)
-        tt[i, :len(b)] = torch.tensor(b)
-        am[i, :len(a)] = 1
-    return {"input_ids": ids.to(device), "token_type_ids": tt.to(device), "attention_mask": am.to(device)}
-
-
-def probs(model: Any, enc: list, device: Any, batch: int = 256) -> Any:
+def probs(model: Any, enc: list, pad_id: int, device: Any, batch: int = 256) -> Any:
     import numpy as np
     import torch
 
-    order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
+    order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
     out = np.zeros((len(enc), 3), dtype=np.float32)
     model.eval()
-    with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+    with torch.inference_mode(), autocast(device):
         for b in range(0, len(order), batch):
             ids = order[b:b + batch]
-            out[ids] = model(**collate([enc[i] for i in ids], device)).logits.float().softmax(-1).cpu().numpy()
+            logits = model(**collate([enc[i] for i in ids], pad_id, device)).logits
+            out[ids] = logits.float().softmax(-1).cpu().numpy()
     model.train()
     return out
 
@@ -169,25 +148,26 @@ class Evaluator:
 
     def __init__(self, tok: Any, data: dict[str, list[dict]], max_length: int) -> None:
         self.calib = data["calib"]
-        self.enc_calib = encode(tok, [(r["premise"], r["hypothesis"]) for r in self.calib], max_length)
+        self.pad_id = tok.pad_token_id
+        self.enc_calib = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in self.calib], max_length)
         self.probe = data["probe"]
-        self.enc_probe = encode(tok, [(r["premise"], r["hypothesis"]) for r in self.probe], max_length)
+        self.enc_probe = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in self.probe], max_length)
         self.bags = data["calib_bags"]
         flat = [(p["premise"], p["hypothesis"]) for b in self.bags for p in b["pairs"]]
-        self.enc_bags = encode(tok, flat, max_length)
+        self.enc_bags = encode_pairs(tok, flat, max_length)
 
     def __call__(self, model: Any, device: Any) -> dict:
         import numpy as np
 
         res: dict[str, Any] = {}
-        p = probs(model, self.enc_calib, device)
+        p = probs(model, self.enc_calib, self.pad_id, device)
         sent = auroc_by_source([r["source"] for r in self.calib], [r["label"] != "entailment" for r in self.calib],
                                list(1 - p[:, 0]))
         res["sentence_auroc"] = sent
         res["sentence_auroc_mean"] = round(float(np.mean(list(sent.values()))), 4) if sent else 0.0
         y = np.array([LABELS.index(r["label"]) for r in self.calib])
         res["calib_acc"] = round(float((p.argmax(1) == y).mean()), 4) if len(y) else 0.0
-        pb = probs(model, self.enc_bags, device)
+        pb = probs(model, self.enc_bags, self.pad_id, device)
         k, scores = 0, []
         for b in self.bags:  # a sentence: its best premise; an output: its least entailed sentence
             best: dict[int, float] = {}
@@ -198,7 +178,7 @@ class Evaluator:
         resp = auroc_by_source([b["source"] for b in self.bags], [not b["faithful"] for b in self.bags], scores)
         res["response_auroc"] = resp
         res["response_auroc_mean"] = round(float(np.mean(list(resp.values()))), 4) if resp else 0.0
-        pp = probs(model, self.enc_probe, device)
+        pp = probs(model, self.enc_probe, self.pad_id, device)
         yp = np.array([r["label"] == "entailment" for r in self.probe])
         res["probe_acc"] = round(float(((pp[:, 0] >= 0.5) == yp).mean()), 4) if len(yp) else 0.0
         res["score"] = round((res["sentence_auroc_mean"] + res["response_auroc_mean"]) / 2, 4)
@@ -256,25 +236,17 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     if not epochs:
         return
     rows = data["train"]
-    enc = encode(tok, [(r["premise"], r["hypothesis"]) for r in rows], args.max_length)
+    enc = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in rows], args.max_length)
     labels = [LABELS.index(r["label"]) for r in rows]
-    counts = np.bincount(labels, minlength=3).astype(float)
-    w = counts.sum() / (3 * np.maximum(counts, 1))
-    if spec.get("balance", "inverse") == "sqrt":
-        w = np.sqrt(w)
+    counts, w = class_weights(labels, spec.get("balance", "inverse"))
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(w, dtype=torch.float, device=device))
     bags = data["bags"] if spec.get("mil") else []
-    bag_enc = [(encode(tok, [(p["premise"], p["hypothesis"]) for p in b["pairs"]], args.max_length),
+    bag_enc = [(encode_pairs(tok, [(p["premise"], p["hypothesis"]) for p in b["pairs"]], args.max_length),
                 [p["sentence"] for p in b["pairs"]]) for b in bags]
     bs = spec.get("batch", 32)
     per_epoch = math.ceil(len(enc) / bs)
     total = per_epoch * epochs
-    no_decay = ("bias", "LayerNorm.weight")
-    groups = [{"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
-               "weight_decay": 0.01},
-              {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)],
-               "weight_decay": 0.0}]
-    opt = torch.optim.AdamW(groups, lr=spec["lr"], fused=device.type == "cuda")
+    opt = torch.optim.AdamW(param_groups(model, 0.01), lr=spec["lr"], fused=device.type == "cuda")
     sched = get_linear_schedule_with_warmup(opt, int(0.06 * total), total)
     rng = random.Random(seed)
     say(f"rows {len(enc)} labels {counts.tolist()} bags {len(bag_enc)} steps {total} device {device}")
@@ -282,23 +254,17 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     step, bag_i = 0, 0
     bag_order = list(range(len(bag_enc)))
     rng.shuffle(bag_order)
+    lengths = [len(e["input_ids"]) for e in enc]
     for _ in range(epochs):
-        idx = list(range(len(enc)))
-        rng.shuffle(idx)
-        batches = []
-        for c in range(0, len(idx), bs * 50):  # length buckets, still shuffled
-            part = sorted(idx[c:c + bs * 50], key=lambda i: len(enc[i][0]))
-            batches += [part[b:b + bs] for b in range(0, len(part), bs)]
-        rng.shuffle(batches)
-        for batch in batches:
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-                logits = model(**collate([enc[i] for i in batch], device)).logits.float()
+        for batch in length_batches(len(enc), lengths, bs, rng):
+            with autocast(device):
+                logits = model(**collate([enc[i] for i in batch], tok.pad_token_id, device)).logits.float()
                 loss = loss_fn(logits, torch.tensor([labels[i] for i in batch], device=device))
                 if bag_enc:
                     take = [bag_enc[bag_order[(bag_i + j) % len(bag_order)]] for j in range(spec.get("bags", 8))]
                     bag_i += len(take)
                     flat = [x for e, _ in take for x in e]
-                    pe = model(**collate(flat, device)).logits.float().softmax(-1)[:, 0]
+                    pe = model(**collate(flat, tok.pad_token_id, device)).logits.float().softmax(-1)[:, 0]
                     k, mil = 0, []
                     for e, sents in take:
                         part = pe[k:k + len(e)]

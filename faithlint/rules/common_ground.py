@@ -15,16 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from faithlint.relevance import STOPWORDS
+
 _WORD = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
-STOP_WORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being below
-between both but by can could did do does doing down during each few for from further had has have
-having he her here hers herself him himself his how i if in into is it its itself just let me more most
-my myself no nor not now of off on once only or other our ours ourselves out over own same she should
-so some such than that the their theirs them themselves then there these they this those through to
-too under until up very was we were what when where which while who whom why will with would you your
-yours yourself yourselves one two new said says say according also however many much may might must
+# relevance's stop words, and the words of reporting and vague quantity that say nothing of a topic
+STOP_WORDS = STOPWORDS | frozenset("""
+above according again against am because below could doing further having hers herself himself however
+itself let many may might much must myself new nor now off once one ours ourselves said say says should
+theirs themselves through two until while would yours yourself yourselves
 """.split())
 
 

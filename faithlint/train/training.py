@@ -65,30 +65,38 @@ def _log(msg: str, log_file: Path | None) -> None:
             f.write(line + "\n")
 
 
-def _encode(tok: Any, rows: Sequence[dict], max_length: int) -> list[dict]:
+def encode_pairs(tok: Any, pairs: Sequence[tuple[str, str]], max_length: int) -> list[dict]:
     """Ids as the checker sees them: premise truncated first; a hypothesis too long alone keeps its head.
 
     Such a hypothesis is cut to its head (with a few tokens' margin) before pairing, since tokenizers
     refuses ``only_first`` for the whole batch when one hypothesis alone exceeds ``max_length``.
     """
-    hyps = [r["hypothesis"] for r in rows]
+    hyps = [h for _, h in pairs]
     room = max_length - tok.num_special_tokens_to_add(pair=True) - 8
     alone = tok(hyps, add_special_tokens=False, return_offsets_mapping=True)
     for i, offsets in enumerate(alone["offset_mapping"]):
         if len(offsets) > room:
             hyps[i] = hyps[i][:offsets[room - 1][1]]
-    enc = tok([r["premise"] for r in rows], hyps, truncation="only_first", max_length=max_length)
+    enc = tok([p for p, _ in pairs], hyps, truncation="only_first", max_length=max_length)
     out = []
-    for i, r in enumerate(rows):
+    for i in range(len(pairs)):
         ids = enc["input_ids"][i]
         if len(ids) > max_length:  # the cut head re-tokenised longer: keep its head
             ids = ids[:max_length - 1] + [tok.sep_token_id]
         tt = enc["token_type_ids"][i][:len(ids)] if "token_type_ids" in enc else None
-        out.append({"input_ids": ids, "token_type_ids": tt, "label": LABELS.index(r["label"])})
+        out.append({"input_ids": ids, "token_type_ids": tt})
     return out
 
 
-def _batches(n_items: int, lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:
+def _encode(tok: Any, rows: Sequence[dict], max_length: int) -> list[dict]:
+    """:func:`encode_pairs` of labelled rows, each with its label's index."""
+    out = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in rows], max_length)
+    for item, r in zip(out, rows):
+        item["label"] = LABELS.index(r["label"])
+    return out
+
+
+def length_batches(n_items: int, lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:
     """Length-bucketed batches: little padding, still shuffled."""
     idx = list(range(n_items))
     rng.shuffle(idx)
@@ -101,7 +109,8 @@ def _batches(n_items: int, lengths: list[int], batch_size: int, rng: random.Rand
     return batches
 
 
-def _collate(items: list[dict], pad_id: int, device: Any = None) -> dict:
+def collate(items: list[dict], pad_id: int, device: Any = None) -> dict:
+    """Padded tensors of encoded items (with ``labels`` when the items have labels), on ``device`` if given."""
     import torch
 
     n = max(len(x["input_ids"]) for x in items)
@@ -114,12 +123,13 @@ def _collate(items: list[dict], pad_id: int, device: Any = None) -> dict:
         am[i, :L] = 1
         if x["token_type_ids"] is not None:
             tt[i, :L] = torch.tensor(x["token_type_ids"])
-    out = {"input_ids": ids, "attention_mask": am, "token_type_ids": tt,
-           "labels": torch.tensor([x["label"] for x in items])}
+    out = {"input_ids": ids, "attention_mask": am, "token_type_ids": tt}
+    if "label" in items[0]:
+        out["labels"] = torch.tensor([x["label"] for x in items])
     return {k: v.to(device) for k, v in out.items()} if device is not None else out
 
 
-def _autocast(device: Any) -> Any:
+def autocast(device: Any) -> Any:
     """bf16 autocast on a GPU; nothing on the CPU (its bf16 is the ``bf16`` flag of :func:`predict`)."""
     import torch
 
@@ -141,11 +151,31 @@ def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_s
     with torch.inference_mode():
         for b in range(0, len(order), batch_size):
             ids = order[b:b + batch_size]
-            batch = _collate([enc[i] for i in ids], tok.pad_token_id, device)
+            batch = collate([enc[i] for i in ids], tok.pad_token_id, device)
             batch.pop("labels")
-            with precision_context(bf16 and device.type == "cpu"), _autocast(device):
+            with precision_context(bf16 and device.type == "cpu"), autocast(device):
                 out[ids] = model(**batch).logits.float().cpu()
     return out
+
+
+def class_weights(labels: Sequence[int], balance: str) -> tuple[Any, Any]:
+    """(label counts, loss weights): ``inverse`` frequency, its ``sqrt``, or ``none`` (all 1)."""
+    import numpy as np
+
+    counts = np.bincount(labels, minlength=3).astype(float)
+    if balance == "inverse":
+        return counts, counts.sum() / (3 * np.maximum(counts, 1))
+    if balance == "sqrt":
+        return counts, np.sqrt(counts.sum() / (3 * np.maximum(counts, 1)))
+    return counts, np.ones(3)
+
+
+def param_groups(model: Any, weight_decay: float) -> list[dict]:
+    """AdamW parameter groups: no weight decay on biases and LayerNorm weights."""
+    no_decay = ("bias", "LayerNorm.weight")
+    named = list(model.named_parameters())
+    return [{"params": [p for n, p in named if not any(k in n for k in no_decay)], "weight_decay": weight_decay},
+            {"params": [p for n, p in named if any(k in n for k in no_decay)], "weight_decay": 0.0}]
 
 
 def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out_dir: Path,
@@ -168,23 +198,11 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
         ignore_mismatched_sizes=True, dtype=torch.float32).to(device)  # the shipped model is stored in fp16
     data = _encode(tok, train_rows, cfg.max_length)
     lengths = [len(x["input_ids"]) for x in data]
-    counts = np.bincount([x["label"] for x in data], minlength=3).astype(float)
-    if cfg.class_balance == "inverse":
-        weights = counts.sum() / (3 * np.maximum(counts, 1))
-    elif cfg.class_balance == "sqrt":
-        weights = np.sqrt(counts.sum() / (3 * np.maximum(counts, 1)))
-    else:
-        weights = np.ones(3)
+    counts, weights = class_weights([x["label"] for x in data], cfg.class_balance)
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float, device=device))
     steps_per_epoch = math.ceil(len(data) / cfg.batch_size)
     total_steps = int(steps_per_epoch * cfg.epochs)
-    no_decay = ("bias", "LayerNorm.weight")
-    params = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
-         "weight_decay": cfg.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
-    ]
-    opt = torch.optim.AdamW(params, lr=cfg.lr)
+    opt = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr)
     sched = get_linear_schedule_with_warmup(opt, int(cfg.warmup * total_steps), total_steps)
     step = 0
     ckpt = out_dir / "checkpoint.pt"
@@ -203,13 +221,13 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     model.train()
     while step < total_steps:
         epoch = step // steps_per_epoch
-        order = _batches(len(data), lengths, cfg.batch_size, random.Random(cfg.seed * 1000 + epoch))
+        order = length_batches(len(data), lengths, cfg.batch_size, random.Random(cfg.seed * 1000 + epoch))
         for bi in range(step % steps_per_epoch, len(order)):
             if step >= total_steps:
                 break
-            batch = _collate([data[i] for i in order[bi]], tok.pad_token_id, device)
+            batch = collate([data[i] for i in order[bi]], tok.pad_token_id, device)
             labels = batch.pop("labels")
-            with _autocast(device):
+            with autocast(device):
                 loss = loss_fn(model(**batch).logits.float(), labels)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
