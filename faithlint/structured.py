@@ -7,16 +7,38 @@ the nested entity; every record of a list gets its own paragraph (blank-line sep
 crosses records); scalar lists are joined with commas and "and". Each piece of the text records the
 character range of the JSON value (YAML node, CSV cell) it was written from, in a
 :class:`~faithlint.types.SourceMap`, so evidence shown to users points into the real file.
+
+Records exported from other systems (business listings, product feeds) carry their values in forms an
+NLI checker and the value rule cannot read, so a few are written out as people write them: weekday-keyed
+hours ("Tue": "11:0-22:0" -> "On Tuesday it is open from 11 AM to 10 PM."), yes/no attributes ("It has
+outdoor seating.", "It does not accept credit cards."), Python literals inside strings ("u'free'",
+"{'lot': True, 'street': False}"), US state codes ("ME" -> "Maine (ME)") and star ratings ("It is rated
+4.5 stars.").
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from faithlint.errors import InputError, first_line
+from faithlint.record_phrases import (
+    HOUR_KEYS,
+    US_STATES,
+    WEEKDAY,
+    WEEKDAYS,
+    attribute_words,
+    bool_phrase,
+    day_name,
+    plural,
+    time_range,
+)
+from faithlint.record_phrases import is_prose as _is_prose
+from faithlint.record_phrases import key_words as _words
+from faithlint.record_phrases import singular as _singular
 from faithlint.types import ContextDoc, SourceMap
 
 STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
@@ -222,25 +244,29 @@ def _display(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def _words(key: str) -> str:
-    """``priceRange``/``price_range``/``price-range`` -> "price range" (acronyms kept)."""
-    key = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key)
-    parts = [p for p in re.split(r"[\s_.\-]+", key) if p]
-    return " ".join(p if p.isupper() and len(p) > 1 else p.lower() for p in parts) or "value"
-
-
-def _singular(words: str) -> str:
-    if words.endswith("ies") and len(words) > 4:
-        return words[:-3] + "y"
-    if words.endswith(("sses", "shes", "ches", "xes")):
-        return words[:-2]
-    if words.endswith("s") and not words.endswith("ss") and len(words) > 3:
-        return words[:-1]
-    return words
-
-
-def _is_prose(text: str) -> bool:
-    return bool(re.search(r"[.!?]\s", text)) or len(text.split()) > 12
+def _python_literal(node: Node) -> Node:
+    """A string holding a Python literal, as some exports write values (``"u'free'"``, ``"True"``,
+    ``"{'garage': False, 'lot': True}"``), as the value it holds; every part keeps the string's range."""
+    if node.kind != "scalar" or not isinstance(node.value, str):
+        return node
+    raw = node.value.strip()
+    if raw in ("True", "False", "None") or (raw[:1] in "{'\"" or raw[:2] in ("u'", 'u"')) and raw[-1:] in "}'\"":
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return node
+    elif raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    else:
+        return node
+    if isinstance(value, dict):
+        if not value or not all(isinstance(v, (str, int, float, bool)) or v is None for v in value.values()):
+            return node
+        return Node("map", node.start, node.end, items=[
+            (str(k), node.src, Node("scalar", node.start, node.end, v, _display(v))) for k, v in value.items()])
+    if isinstance(value, (str, bool)) or value is None:
+        return Node("scalar", node.start, node.end, value, _display(value))
+    return node
 
 
 class _Writer:
@@ -323,7 +349,7 @@ class Verbaliser:
                 text = f"{_singular(noun).capitalize()} {child.text}"
             return _Subject(text, child.src), key
         if index:
-            base = f"{_singular(noun).capitalize()} {index}"
+            base = f"{_singular(_words(noun)).capitalize()} {index}"
             return _Subject(f"{base} of {parent.text}" if parent and parent.text else base, node.src), None
         return _Subject("", None), None
 
@@ -344,21 +370,29 @@ class Verbaliser:
 
     def _members(self, node: Node, subject: _Subject, skip: str | None, first: list[bool],
                  deferred: list[tuple[Node, _Subject, str, int]]) -> None:
-        nested: list[tuple[Node, _Subject, str | None]] = []  # after the record's own sentences
+        # after the record's own sentences, each in a paragraph of its own: (map, subject, its name key, and for
+        # weekday-keyed maps the key and its range)
+        nested: list[tuple[Node, _Subject, str | None, tuple[str, Src] | None]] = []
         for key, key_src, child in node.items:
             if key == skip:
                 continue
-            words = _words(key)
+            words = attribute_words(key)
+            child = _python_literal(child)
+            if child.kind == "map" and child.items and _weekday_map(child):
+                nested.append((child, subject, None, (key, key_src)))  # opening hours: a paragraph of their own
+                continue
+            if child.kind == "map" and child.items and self._flags(subject, first, key, key_src, child):
+                continue
             if child.kind == "map" and child.items:
                 named = self._name(child)
                 if named is not None:
                     self._sentence(subject, first, [(f" is {named[1].text}", child.src)], words, key_src, "Its")
-                    nested.append((child, _Subject(named[1].text, named[1].src), named[0]))
+                    nested.append((child, _Subject(named[1].text, named[1].src), named[0], None))
                 else:
                     owner = subject.text[:1].lower() + subject.text[1:] if subject.text.startswith("The ") \
                         else subject.text
                     nested.append((child, _Subject(f"The {words} of {owner}" if owner else f"The {words}", key_src),
-                                   None))
+                                   None, None))
                 continue
             if child.kind == "list":
                 scalars = [x for x in _flat(child) if x.kind == "scalar" and x.value is not None and x.text]
@@ -378,8 +412,61 @@ class Verbaliser:
                     deferred += [(r, owner, key, i + 1) for i, r in enumerate(records)]
                 continue
             self._scalar_sentence(subject, first, key, words, key_src, child)
-        for child, inner, inner_skip in nested:
-            self._members(child, inner, inner_skip, [True], deferred)
+        for child, inner, inner_skip, weekdays in nested:
+            self._new_paragraph()
+            if weekdays is not None:
+                self._weekdays(inner, [True], *weekdays, child)
+            else:
+                self._members(child, inner, inner_skip, [True], deferred)
+
+    def _weekdays(self, subject: _Subject, first: list[bool], key: str, key_src: Src, child: Node) -> None:
+        """A weekday-keyed map: "From Tuesday to Thursday it is open from 11:00 to 22:00." (runs of consecutive days
+        with the same value share a sentence, as people write opening hours)."""
+        hours = any(h in key.lower() for h in HOUR_KEYS)
+        runs: list[list[tuple[str, Src, Node]]] = []
+        for day_key, day_src, value in child.items:
+            day = WEEKDAY[day_key.strip().lower().rstrip(".")]
+            last = runs[-1][-1] if runs else None
+            if last is not None and last[2].text == value.text and WEEKDAYS.index(day) == WEEKDAYS.index(last[0]) + 1:
+                runs[-1].append((day, day_src, value))
+            else:
+                runs.append([(day, day_src, value)])
+        for run in runs:
+            days = [d for d, _, _ in run]
+            when = f"On {days[0]}" if len(days) == 1 else f"On {days[0]} and {days[1]}" if len(days) == 2 \
+                else f"From {days[0]} to {days[-1]}"
+            value = run[0][2]
+            text = value.text
+            span = time_range(text) if hours else None
+            if value.value is None or text == "":
+                pieces: Pieces = [(f" {_words(key)} are not given", value.src)]
+            elif span is not None:
+                pieces = [(" is open ", key_src), (span, value.src)]
+            elif hours and text.lower() in ("closed", "close", "no", "false"):
+                pieces = [(" is closed", value.src)]
+            elif hours:
+                pieces = [(" is open ", key_src), (text, value.src)]
+            else:
+                pieces = [(f" {_words(key)} {'are' if plural(_words(key)) else 'is'} ", key_src), (text, value.src)]
+            self._sentence(subject, first, pieces, "", run[0][1], f"{when} " + ("it" if hours else "its"))
+
+    def _flags(self, subject: _Subject, first: list[bool], key: str, key_src: Src, child: Node) -> bool:
+        """A map of yes/no flags ("parking": {"lot": true, "street": false}) as one sentence about ``subject``;
+        False for any other map."""
+        scalars = all(c.kind == "scalar" for _, _, c in child.items)
+        flags = [(k, c) for k, _, c in child.items if isinstance(c.value, bool)]
+        if scalars and flags and len(flags) == len(child.items):
+            words = attribute_words(key)
+            yes = [Node("scalar", c.start, c.end, True, _words(k)) for k, c in flags if c.value]
+            no = [Node("scalar", c.start, c.end, False, _words(k)) for k, c in flags if not c.value]
+            verb = "include" if plural(words) else "includes"
+            pieces = [(f" {verb} ", key_src), *_joined(yes, child.src)] if yes else []
+            if no:
+                pieces += [(" and does not include " if yes else f" {'do' if plural(words) else 'does'} not include ",
+                            key_src), *_joined(no, child.src, "or")]
+            self._sentence(subject, first, pieces, words, key_src, "Its")
+            return True
+        return False
 
     def _sentence(self, subject: _Subject, first: list[bool], pieces: Pieces, words: str, key_src: Src,
                   lead: str) -> None:
@@ -390,7 +477,7 @@ class Verbaliser:
         if first[0]:
             if subject.text:
                 w.put(subject.text + ": ", subject.src)
-                lead = lead.lower()
+                lead = lead[:1].lower() + lead[1:]
             first[0] = False
         if not subject.text and lead == "Its":
             lead = "The"
@@ -404,21 +491,43 @@ class Verbaliser:
                          child: Node) -> None:
         low = key.lower()
         value, text = child.value, child.text
+        flag = low.startswith(("is_", "has_", "can_"))
+        if flag and value in (0, 1) and not isinstance(value, (bool, float)):
+            value = bool(value)  # is_open: 1
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if value is None or text == "":
-            self._sentence(subject, first, [(" is not given", child.src)], words, key_src, "Its")
-        elif isinstance(value, bool) and low.startswith(("is_", "has_", "can_")):
+            self._sentence(subject, first, [(" are not given" if plural(words) else " is not given", child.src)],
+                           words, key_src, "Its")
+        elif isinstance(value, bool) and flag:
             verb, rest = low.split("_", 1)
             neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
             self._sentence(subject, first, [(f" {verb if value else neg} {_words(rest)}", child.src)], "",
                            key_src, "It")
+        elif isinstance(value, str) and text.lower() in ("yes", "no", "none") and bool_phrase(key, True)[0]:
+            lead, rest = bool_phrase(key, text.lower() == "yes")  # WiFi: u'no'
+            self._sentence(subject, first, [(rest, child.src)], "", key_src, lead)
         elif isinstance(value, bool):
-            self._sentence(subject, first, [(": " + text, child.src)], words, key_src, "Its")
+            lead, rest = bool_phrase(key, value)
+            if lead:
+                self._sentence(subject, first, [(rest, child.src)], "", key_src, lead)
+            else:
+                self._sentence(subject, first, [(": " + text, child.src)], words, key_src, "Its")
         elif low in VERB_KEYS:
             self._sentence(subject, first, [(f" {VERB_KEYS[low]} ", key_src), (text, child.src)], "", key_src, "It")
+        elif number and words.lower().endswith("stars"):
+            self._sentence(subject, first, [(" is rated ", key_src), (text, child.src), (" stars", key_src)], "",
+                           key_src, "It")
+        elif isinstance(value, str) and low in ("state", "state_code") and text.upper() in US_STATES:
+            self._sentence(subject, first, [(" is ", key_src), (f"{US_STATES[text.upper()]} ({text})", child.src)],
+                           words, key_src, "Its")
+        elif isinstance(value, str) and (span := time_range(text)) is not None:
+            self._sentence(subject, first, [(" are " if plural(words) else " is ", key_src), (span, child.src)],
+                           words, key_src, "Its")
         elif isinstance(value, str) and _is_prose(text):
             self._sentence(subject, first, [(": ", key_src), (text, child.src)], words, key_src, "Its")
         else:
-            self._sentence(subject, first, [(" is ", key_src), (text, child.src)], words, key_src, "Its")
+            verb = " are " if plural(words) and not number else " is "
+            self._sentence(subject, first, [(verb, key_src), (day_name(text), child.src)], words, key_src, "Its")
 
     def _list_sentence(self, subject: _Subject, first: list[bool], key: str, words: str, key_src: Src,
                        child: Node, scalars: list[Node]) -> None:
@@ -440,13 +549,18 @@ def _flat(node: Node) -> list[Node]:
     return out
 
 
-def _joined(nodes: list[Node], container: Src) -> Pieces:
+def _weekday_map(node: Node) -> bool:
+    """Whether every key of ``node`` names a weekday ("Mon", "Tuesday") and every value is a scalar."""
+    return all(c.kind == "scalar" and k.strip().lower().rstrip(".") in WEEKDAY for k, _, c in node.items)
+
+
+def _joined(nodes: list[Node], container: Src, last: str = "and") -> Pieces:
     """``a``, ``a and b``, ``a, b and c``: each item mapped to its own source range, the joints to the list's."""
     out: Pieces = []
     for i, n in enumerate(nodes):
         if i:
-            out.append((" and " if i == len(nodes) - 1 else ", ", container))
-        out.append((n.text, n.src))
+            out.append((f" {last} " if i == len(nodes) - 1 else ", ", container))
+        out.append((day_name(n.text), n.src))
     return out
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from faithlint.context import evidence_in_source, load_context, source_texts
 from faithlint.errors import InputError
-from faithlint.structured import context_from_string, structured_doc
+from faithlint.structured import bool_phrase, context_from_string, structured_doc, time_range
 from faithlint.types import ContextDoc, DraftResult, Evidence, Finding, SentenceResult, SourceMap
 
 LIMIT = 2_000_000
@@ -39,7 +39,7 @@ def json_doc(obj: object, tmp_path: Path, name: str = "data.json") -> tuple[Cont
 def test_the_example_from_the_issue() -> None:
     raw = '{"name": "Luigi\'s", "rating": 4.5, "opens": "11:00", "days": ["Tue", "Wed"]}'
     doc = structured_doc("r.json", raw, ".json")
-    assert doc.text == "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed."
+    assert doc.text == "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tuesday and Wednesday."
     assert doc.source_text == raw
 
 
@@ -47,20 +47,21 @@ def test_nested_records_and_lists_of_records(tmp_path: Path) -> None:
     doc, _ = json_doc(RESTAURANTS, tmp_path)
     paragraphs = doc.text.split("\n\n")
     assert paragraphs == [
-        "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed. Its chef is Mario. "
-        "Its dishes are Margherita and Carbonara. The address of Luigi's: its street is Via Roma 5. "
-        "Its city is Turin. Mario: its age is 52.",
+        "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tuesday and Wednesday. Its chef is Mario. "
+        "Its dishes are Margherita and Carbonara.",
+        "The address of Luigi's: its street is Via Roma 5. Its city is Turin.",  # nested records: own paragraphs
+        "Mario: its age is 52.",
         "Margherita: its price is 9. It is one of the dishes of Luigi's.",
         "Carbonara: its price is 12.5. It is one of the dishes of Luigi's.",
-        "Chez Anne: its rating is 3. It is not open. It has no tags. Its notes is not given. It has 2 reviews.",
-        "Review 1 of Chez Anne: its stars is 5. Its text is Lovely.",
-        "Review 2 of Chez Anne: its stars is 2.",
+        "Chez Anne: its rating is 3. It is not open. It has no tags. Its notes are not given. It has 2 reviews.",
+        "Review 1 of Chez Anne: it is rated 5 stars. Its text is Lovely.",
+        "Review 2 of Chez Anne: it is rated 2 stars.",
     ]
 
 
 def test_subjects_without_a_name_use_the_key_path() -> None:
     doc = structured_doc("x.json", '{"revenue": 12500000, "hq": {"city": "Oslo", "geo": {"lat": 59.9}}}', ".json")
-    assert doc.text == "The revenue is 12500000. The hq: its city is Oslo. The geo of the hq: its lat is 59.9."
+    assert doc.text == "The revenue is 12500000.\n\nThe hq: its city is Oslo.\n\nThe geo of the hq: its lat is 59.9."
     records = structured_doc("x.json", '[{"id": 7, "city": "Paris"}, {"city": "Rome"}]', ".json")
     assert records.text == "Item 7: its city is Paris.\n\nItem 2: its city is Rome."
 
@@ -98,8 +99,8 @@ def test_yaml_reads_like_json() -> None:
     raw = ("name: Luigi's\nrating: 4.5\nopens: '11:00'\ndays:\n  - Tue\n  - Wed\nopen_late: no\n"
            "address:\n  city: Turin\n")
     doc = structured_doc("r.yaml", raw, ".yaml")
-    assert doc.text == ("Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tue and Wed. Its open late: no. "
-                        "The address of Luigi's: its city is Turin.")
+    assert doc.text == ("Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tuesday and Wednesday. "
+                        "Its open late: no.\n\nThe address of Luigi's: its city is Turin.")
     i = doc.text.index("4.5")
     assert raw[slice(*doc.to_source(i, i + 3))] == "4.5"
     i = doc.text.index("11:00")
@@ -121,6 +122,67 @@ def test_csv_rows_become_paragraphs_with_cell_offsets() -> None:
     assert tsv.text == "Row 1: its a is 1. Its b is 2."
     semi = structured_doc("r.csv", "city;size\nOslo;3\n", ".csv")
     assert semi.text == "Row 1: its city is Oslo. Its size is 3."
+
+
+BUSINESS = {  # the shape of exported business listings (Yelp's): Python literals inside strings, "11:0" hours
+    "name": "Studio Nine", "city": "Madison", "state": "WI", "business_stars": 4.5, "review_count": 23,
+    "is_open": 1, "categories": "Hair Salons, Beauty & Spas",
+    "attributes": {"ByAppointmentOnly": "True", "BusinessAcceptsCreditCards": "False", "WiFi": "u'no'",
+                   "OutdoorSeating": "True", "GoodForKids": "False", "DogsAllowed": "True", "NoiseLevel": "u'quiet'",
+                   "RestaurantsPriceRange2": "2", "Ambience": "{'romantic': False, 'casual': True}",
+                   "BusinessParking": "{'garage': False, 'street': True, 'lot': True}"},
+    "hours": {"Tue": "10:0-19:0", "Wed": "10:0-19:0", "Thu": "10:0-19:0", "Fri": "9:30-17:0", "Sat": "Closed"},
+}
+
+
+def test_business_listings_read_as_people_write_them() -> None:
+    raw = json.dumps(BUSINESS, indent=2)
+    doc = structured_doc("b.json", raw, ".json")
+    assert doc.text.split("\n\n") == [
+        "Studio Nine: its city is Madison. Its state is Wisconsin (WI). It is rated 4.5 stars. Its review count is 23. "
+        "It is open. Its categories are Hair Salons, Beauty & Spas.",
+        "The attributes of Studio Nine: it is by appointment only. It does not accept credit cards. "
+        "It does not have Wi-Fi. It has outdoor seating. It is not good for kids. Dogs are allowed. "
+        "Its noise level is quiet. Its price range is 2. Its ambience includes casual and does not include romantic. "
+        "Its parking includes street and lot and does not include garage.",
+        "Studio Nine: from Tuesday to Thursday it is open from 10 AM to 7 PM. "
+        "On Friday it is open from 9:30 AM to 5 PM. On Saturday it is closed.",
+    ]
+    def source_of(words: str) -> str:
+        i = doc.text.index(words)
+        return raw[slice(*doc.to_source(i, i + len(words)))]
+    assert source_of("Tuesday") == '"Tue"'  # the weekday names the key they were written from
+    assert source_of("from 10 AM to 7 PM") == '"10:0-19:0"'
+    assert source_of("Wisconsin (WI)") == '"WI"'
+    assert source_of("lot") == '"{\'garage\': False, \'street\': True, \'lot\': True}"'  # the string it was read from
+    assert source_of("4.5") == "4.5"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("11:0-22:0", "from 11 AM to 10 PM"), ("7:30 - 17:30", "from 7:30 AM to 5:30 PM"), ("9am-5pm", "from 9 AM to 5 PM"),
+    ("0:0-0:0", "from 12 AM to 12 AM"), ("12:00 to 13:15", "from 12 PM to 1:15 PM"), ("3-5", None), ("closed", None),
+])
+def test_time_ranges(text: str, expected: str | None) -> None:
+    assert time_range(text) == expected
+
+
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    ("BusinessAcceptsCreditCards", True, ("It", " accepts credit cards")),
+    ("accepts_cards", False, ("It", " does not accept cards")),
+    ("RestaurantsTakeOut", True, ("It", " has take out")),
+    ("delivery", False, ("It", " does not have delivery")),
+    ("WheelchairAccessible", False, ("It", " is not wheelchair accessible")),
+    ("DogsAllowed", False, ("Dogs", " are not allowed")),
+    ("vegan", True, ("", "")),  # no phrase reads right for every adjective: "Its vegan: yes"
+])
+def test_yes_no_attributes(key: str, value: bool, expected: tuple[str, str]) -> None:
+    assert bool_phrase(key, value) == expected
+
+
+def test_strings_that_are_not_python_literals_stay_strings() -> None:
+    doc = structured_doc("x.json", json.dumps({"name": "A", "motto": "{not a dict}", "quote": "'tis so",
+                                               "state": "XX", "hours": "9-5"}), ".json")
+    assert doc.text == "A: its motto is {not a dict}. Its quote is 'tis so. Its state is XX. Its hours are 9-5."
 
 
 # --- offset map -----------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""How values of exported records read in English: keys as words, weekday names, opening hours, yes/no
+attributes and US state codes (:mod:`faithlint.structured` writes records with them)."""
+
+from __future__ import annotations
+
+import re
+
+
+def key_words(key: str) -> str:
+    """``priceRange``/``price_range``/``price-range`` -> "price range" (acronyms kept)."""
+    key = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key)
+    parts = [p for p in re.split(r"[\s_.\-]+", key) if p]
+    joined = " ".join(p if p.isupper() and len(p) > 1 else p.lower() for p in parts) or "value"
+    return re.sub(r"\bwi fi\b", "Wi-Fi", joined)
+
+
+def singular(words: str) -> str:
+    if words.endswith("ies") and len(words) > 4:
+        return words[:-3] + "y"
+    if words.endswith(("sses", "shes", "ches", "xes")):
+        return words[:-2]
+    if words.endswith("s") and not words.endswith("ss") and len(words) > 3:
+        return words[:-1]
+    return words
+
+
+def is_prose(text: str) -> bool:
+    return bool(re.search(r"[.!?]\s", text)) or len(text.split()) > 12
+
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+WEEKDAY = {**{d.lower(): d for d in WEEKDAYS}, **{d[:3].lower(): d for d in WEEKDAYS},
+            "tues": "Tuesday", "thur": "Thursday", "thurs": "Thursday"}
+HOUR_KEYS = ("hour", "open", "schedule", "time")
+_TIME = r"(\d{1,2})(?::(\d{1,2}))?\s*([ap]\.?m\.?)?"
+_TIME_RANGE = re.compile(rf"\s*{_TIME}\s*(?:-|\u2013|\u2014|to)\s*{_TIME}\s*", re.IGNORECASE)
+US_STATES = dict(zip(
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK "
+    "OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR".split(),
+    ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",
+     "District of Columbia", "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa", "Kansas",
+     "Kentucky", "Louisiana", "Maine", "Maryland", "Massachusetts", "Michigan", "Minnesota", "Mississippi",
+     "Missouri", "Montana", "Nebraska", "Nevada", "New Hampshire", "New Jersey", "New Mexico", "New York",
+     "North Carolina", "North Dakota", "Ohio", "Oklahoma", "Oregon", "Pennsylvania", "Rhode Island",
+     "South Carolina", "South Dakota", "Tennessee", "Texas", "Utah", "Vermont", "Virginia", "Washington",
+     "West Virginia", "Wisconsin", "Wyoming", "Puerto Rico"], strict=True))
+# first words of yes/no attribute names that are verbs ("accepts credit cards"), with their base form
+_BOOL_VERBS = {"accepts": "accept", "allows": "allow", "offers": "offer", "takes": "take", "serves": "serve",
+               "provides": "provide", "requires": "require", "caters": "cater", "has": "have", "supports": "support"}
+_BOOL_NOUN_ENDINGS = ("ing", "ion", "ions", "ery", "out", "tv", "wifi", "wi-fi", "s")
+
+
+def clock(hour: str, minute: str | None, meridiem: str | None) -> str:
+    """A time of day as English prose writes it: "22:0" -> "10 PM", "7:30" -> "7:30 AM", "0:0" -> "12 AM"."""
+    h, m = int(hour), int(minute or 0)
+    if meridiem:
+        half = meridiem.replace(".", "").upper()
+    else:
+        half = "AM" if h % 24 < 12 else "PM"
+        h = h % 12 or 12
+    return f"{h}:{m:02d} {half}" if m else f"{h} {half}"
+
+
+def time_range(text: str) -> str | None:
+    """``"11:0-22:0"``/``"9am - 5pm"`` -> ``"from 11 AM to 10 PM"``/``"from 9 AM to 5 PM"``; else None."""
+    m = _TIME_RANGE.fullmatch(text)
+    if m is None or not (m.group(2) or m.group(3)) or not (m.group(5) or m.group(6)):
+        return None  # "3-5" is a count range, not hours
+    return f"from {clock(*m.group(1, 2, 3))} to {clock(*m.group(4, 5, 6))}"
+
+
+def attribute_words(key: str) -> str:
+    """An attribute name as words without export prefixes and suffixes ("RestaurantsPriceRange2" -> "price range")."""
+    words = re.sub(r"(?<=[a-z])\d+$", "", key_words(key)).strip()
+    parts = words.split(" ")
+    if len(parts) > 1 and parts[0].lower() in ("restaurants", "business"):
+        words = " ".join(parts[1:])
+    return words or key_words(key)
+
+
+def bool_phrase(key: str, value: bool) -> tuple[str, str]:
+    """(lead, rest) of a sentence stating a yes/no attribute: ("It", " accepts credit cards"), ("Dogs", " are
+    not allowed"); lead "" when the name reads as no phrase (the caller writes "Its <words>: yes")."""
+    words = attribute_words(key)
+    low = words.lower()
+    first, _, rest = words.partition(" ")  # words keep acronyms ("TV", "Wi-Fi"); ``low`` is for matching
+    if first.lower() in _BOOL_VERBS and rest:
+        return "It", f" {words}" if value else f" does not {_BOOL_VERBS[first.lower()]} {rest}"
+    if low.endswith(" allowed") and " " in low:
+        return words[: -len(" allowed")].capitalize(), " are allowed" if value else " are not allowed"
+    if low.startswith(("good for ", "by ")) or low.endswith(("accessible", "friendly", " only")):
+        return "It", f" is {words}" if value else f" is not {words}"
+    if low.endswith(_BOOL_NOUN_ENDINGS):
+        return "It", f" has {words}" if value else f" does not have {words}"
+    return "", ""
+
+
+def day_name(text: str) -> str:
+    """A weekday's abbreviation as its name ("Tue" -> "Tuesday"); any other text as it is."""
+    return WEEKDAY.get(text.lower().rstrip("."), text) if len(text) <= 6 else text
+
+
+def plural(words: str) -> bool:
+    """Whether a key's words read as a plural noun ("categories", "popular dishes"; not "address", "status")."""
+    last = words.rsplit(" ", 1)[-1].lower()
+    return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics"))
