@@ -95,9 +95,14 @@ def bool_phrase(key: str, value: bool) -> tuple[str, str]:
     return "", ""
 
 
+def weekday(text: str) -> str | None:
+    """The weekday a key or value names ("Tue", "tues.", "Monday" -> its name), else None."""
+    return WEEKDAY.get(text.strip().lower().rstrip("."))
+
+
 def day_name(text: str) -> str:
     """A weekday's abbreviation as its name ("Tue" -> "Tuesday"); any other text as it is."""
-    return WEEKDAY.get(text.lower().rstrip("."), text) if len(text) <= 6 else text
+    return (weekday(text) if len(text) <= 6 else None) or text
 
 
 def plural(words: str) -> bool:

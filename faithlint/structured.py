@@ -28,13 +28,13 @@ from faithlint.errors import InputError, first_line
 from faithlint.record_phrases import (
     HOUR_KEYS,
     US_STATES,
-    WEEKDAY,
     WEEKDAYS,
     attribute_words,
     bool_phrase,
     day_name,
     plural,
     time_range,
+    weekday,
 )
 from faithlint.record_phrases import is_prose as _is_prose
 from faithlint.record_phrases import key_words as _words
@@ -423,9 +423,10 @@ class Verbaliser:
         """A weekday-keyed map: "From Tuesday to Thursday it is open from 11:00 to 22:00." (runs of consecutive days
         with the same value share a sentence, as people write opening hours)."""
         hours = any(h in key.lower() for h in HOUR_KEYS)
+        words = _words(key)
         runs: list[list[tuple[str, Src, Node]]] = []
         for day_key, day_src, value in child.items:
-            day = WEEKDAY[day_key.strip().lower().rstrip(".")]
+            day = weekday(day_key) or day_key  # every key is a weekday (_weekday_map)
             last = runs[-1][-1] if runs else None
             if last is not None and last[2].text == value.text and WEEKDAYS.index(day) == WEEKDAYS.index(last[0]) + 1:
                 runs[-1].append((day, day_src, value))
@@ -439,7 +440,7 @@ class Verbaliser:
             text = value.text
             span = time_range(text) if hours else None
             if value.value is None or text == "":
-                pieces: Pieces = [(f" {_words(key)} are not given", value.src)]
+                pieces: Pieces = [(f" {words} are not given", value.src)]
             elif span is not None:
                 pieces = [(" is open ", key_src), (span, value.src)]
             elif hours and text.lower() in ("closed", "close", "no", "false"):
@@ -447,15 +448,14 @@ class Verbaliser:
             elif hours:
                 pieces = [(" is open ", key_src), (text, value.src)]
             else:
-                pieces = [(f" {_words(key)} {'are' if plural(_words(key)) else 'is'} ", key_src), (text, value.src)]
+                pieces = [(f" {words} {'are' if plural(words) else 'is'} ", key_src), (text, value.src)]
             self._sentence(subject, first, pieces, "", run[0][1], f"{when} " + ("it" if hours else "its"))
 
     def _flags(self, subject: _Subject, first: list[bool], key: str, key_src: Src, child: Node) -> bool:
         """A map of yes/no flags ("parking": {"lot": true, "street": false}) as one sentence about ``subject``;
         False for any other map."""
-        scalars = all(c.kind == "scalar" for _, _, c in child.items)
-        flags = [(k, c) for k, _, c in child.items if isinstance(c.value, bool)]
-        if scalars and flags and len(flags) == len(child.items):
+        flags = [(k, c) for k, _, c in child.items if isinstance(c.value, bool)]  # only scalars hold a bool
+        if flags and len(flags) == len(child.items):
             words = attribute_words(key)
             yes = [Node("scalar", c.start, c.end, True, _words(k)) for k, c in flags if c.value]
             no = [Node("scalar", c.start, c.end, False, _words(k)) for k, c in flags if not c.value]
@@ -503,9 +503,9 @@ class Verbaliser:
             neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
             self._sentence(subject, first, [(f" {verb if value else neg} {_words(rest)}", child.src)], "",
                            key_src, "It")
-        elif isinstance(value, str) and text.lower() in ("yes", "no", "none") and bool_phrase(key, True)[0]:
-            lead, rest = bool_phrase(key, text.lower() == "yes")  # WiFi: u'no'
-            self._sentence(subject, first, [(rest, child.src)], "", key_src, lead)
+        elif isinstance(value, str) and text.lower() in ("yes", "no", "none") and \
+                (phrase := bool_phrase(key, text.lower() == "yes"))[0]:  # WiFi: u'no'
+            self._sentence(subject, first, [(phrase[1], child.src)], "", key_src, phrase[0])
         elif isinstance(value, bool):
             lead, rest = bool_phrase(key, value)
             if lead:
@@ -551,7 +551,7 @@ def _flat(node: Node) -> list[Node]:
 
 def _weekday_map(node: Node) -> bool:
     """Whether every key of ``node`` names a weekday ("Mon", "Tuesday") and every value is a scalar."""
-    return all(c.kind == "scalar" and k.strip().lower().rstrip(".") in WEEKDAY for k, _, c in node.items)
+    return all(c.kind == "scalar" and weekday(k) is not None for k, _, c in node.items)
 
 
 def _joined(nodes: list[Node], container: Src, last: str = "and") -> Pieces:
