@@ -449,7 +449,8 @@ class Verbaliser:
                 pieces = [(" is open ", key_src), (text, value.src)]
             else:
                 pieces = [(f" {words} {'are' if plural(words) else 'is'} ", key_src), (text, value.src)]
-            self._sentence(subject, first, pieces, "", run[0][1], f"{when} " + ("it" if hours else "its"))
+            subject_word = "it" if hours and value.value is not None and text != "" else "its"
+            self._sentence(subject, first, pieces, "", run[0][1], f"{when} {subject_word}")
 
     def _flags(self, subject: _Subject, first: list[bool], key: str, key_src: Src, child: Node) -> bool:
         """A map of yes/no flags ("parking": {"lot": true, "street": false}) as one sentence about ``subject``;

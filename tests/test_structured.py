@@ -179,6 +179,11 @@ def test_yes_no_attributes(key: str, value: bool, expected: tuple[str, str]) -> 
     assert bool_phrase(key, value) == expected
 
 
+def test_hours_not_given_for_a_day() -> None:
+    doc = structured_doc("x.json", json.dumps({"name": "X", "hours": {"Mon": None, "Tue": "closed"}}), ".json")
+    assert doc.text == "X: on Monday its hours are not given. On Tuesday it is closed."
+
+
 def test_strings_that_are_not_python_literals_stay_strings() -> None:
     doc = structured_doc("x.json", json.dumps({"name": "A", "motto": "{not a dict}", "quote": "'tis so",
                                                "state": "XX", "hours": "9-5"}), ".json")
