@@ -72,7 +72,8 @@ def dump_rows(args) -> Path:
     from faithlint.types import ContextDoc
 
     data = data_dir(args.data)
-    cfg = Config(model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
+    cfg = Config(rules={"FL400": {"threshold": 1.0}},  # every value mismatch: flagged_ranges applies the gate
+                 model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
                  precision=args.precision, relevance=args.relevance,
                  **({"split": args.sentence_split} if args.sentence_split else {}),
                  **({"context_split": args.context_split} if args.context_split else {}),
@@ -119,7 +120,7 @@ def dump_rows(args) -> Path:
             "evidence": args.evidence, "unit": args.unit, "sentence_split": cfg.split,
             "context_split": cfg.context_split, "sentences": n_sent,
             "sentences_per_s": n_sent / max(elapsed, 1e-9),
-            "model_load_s": load_s}
+            "model_load_s": load_s, "fl400": "every value mismatch (the gate is applied when scoring)"}
     path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2))
     return path
 

@@ -42,6 +42,9 @@ from faithlint.record_phrases import singular as _singular
 from faithlint.types import ContextDoc, SourceMap
 
 STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
+# a record's paragraph grows to about one evidence piece (evidence.PIECE_TOKENS, ~4 characters a token), then
+# goes on in a new paragraph that names its subject again: a piece ranked alone still says whom it is about
+PARAGRAPH_CHARS = 180
 NAME_KEYS = ("name", "title", "full_name", "fullname", "display_name", "label", "id")
 # keys that read as a verb phrase about the subject ("opens": "11:00" -> "It opens at 11:00.")
 VERB_KEYS = {
@@ -275,6 +278,7 @@ class _Writer:
         self.pos = 0
         self.segs: list[tuple[int, int, int, int]] = []
         self.paragraph_break = False  # a blank line goes before the next text (never at the start)
+        self.paragraph_start = 0
 
     def put(self, text: str, src: Src | None = None) -> None:
         if not text:
@@ -284,6 +288,7 @@ class _Writer:
             if self.pos:
                 self.parts.append("\n\n")
                 self.pos += 2
+            self.paragraph_start = self.pos
         if src is not None:
             last = self.segs[-1] if self.segs else None
             if last is not None and last[1] == self.pos and (last[2], last[3]) == src:
@@ -473,6 +478,9 @@ class Verbaliser:
                   lead: str) -> None:
         """``[Subject: ]its <words><pieces>.`` (lead "Its"; "The" without a subject) or ``It<pieces>.``."""
         w = self.w
+        size = len(words) + sum(len(text) for text, _ in pieces) + len(lead) + 2
+        if not first[0] and subject.text and w.pos - w.paragraph_start + size > PARAGRAPH_CHARS:
+            w.paragraph_break = first[0] = True  # a new paragraph that says again whom it is about
         if w.pos and not w.paragraph_break:
             w.put(" ")
         if first[0]:

@@ -10,7 +10,7 @@ import pytest
 
 from faithlint.context import evidence_in_source, load_context, source_texts
 from faithlint.errors import InputError
-from faithlint.structured import bool_phrase, context_from_string, structured_doc, time_range
+from faithlint.structured import PARAGRAPH_CHARS, bool_phrase, context_from_string, structured_doc, time_range
 from faithlint.types import ContextDoc, DraftResult, Evidence, Finding, SentenceResult, SourceMap
 
 LIMIT = 2_000_000
@@ -141,10 +141,13 @@ def test_business_listings_read_as_people_write_them() -> None:
     assert doc.text.split("\n\n") == [
         "Studio Nine: its city is Madison. Its state is Wisconsin (WI). It is rated 4.5 stars. Its review count is 23. "
         "It is open. Its categories are Hair Salons, Beauty & Spas.",
+        # a long record goes on in a new paragraph that names its subject again (PARAGRAPH_CHARS): an evidence
+        # piece ranked alone still says whom it is about
         "The attributes of Studio Nine: it is by appointment only. It does not accept credit cards. "
-        "It does not have Wi-Fi. It has outdoor seating. It is not good for kids. Dogs are allowed. "
-        "Its noise level is quiet. Its price range is 2. Its ambience includes casual and does not include romantic. "
-        "Its parking includes street and lot and does not include garage.",
+        "It does not have Wi-Fi. It has outdoor seating. It is not good for kids.",
+        "The attributes of Studio Nine: dogs are allowed. Its noise level is quiet. Its price range is 2. "
+        "Its ambience includes casual and does not include romantic.",
+        "The attributes of Studio Nine: its parking includes street and lot and does not include garage.",
         "Studio Nine: from Tuesday to Thursday it is open from 10 AM to 7 PM. "
         "On Friday it is open from 9:30 AM to 5 PM. On Saturday it is closed.",
     ]
@@ -156,6 +159,9 @@ def test_business_listings_read_as_people_write_them() -> None:
     assert source_of("Wisconsin (WI)") == '"WI"'
     assert source_of("lot") == '"{\'garage\': False, \'street\': True, \'lot\': True}"'  # the string it was read from
     assert source_of("4.5") == "4.5"
+    assert all(len(p) <= PARAGRAPH_CHARS for p in doc.text.split("\n\n"))
+    again = doc.text.index("The attributes of Studio Nine: dogs")  # the repeated subject maps to its key
+    assert raw[slice(*doc.to_source(again, again + len("The attributes of Studio Nine")))] == '"attributes"'
 
 
 @pytest.mark.parametrize(("text", "expected"), [
