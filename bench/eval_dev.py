@@ -103,7 +103,8 @@ def dump_rows(args) -> Path:
                     sents.append({"start": s.start, "end": s.end, "p": [round(s.probs[k], 5) for k in
                                                                         ("entailment", "neutral", "contradiction")],
                                   "fl400": fl400, "fl100": any(f.code == "FL100" and s.start <= f.start < s.end
-                                                               for f in res.findings)})
+                                                               for f in res.findings),
+                                  "marks": [[s.start + a, s.start + b] for a, b in s.marks]})
                     if s.claims is not None:  # unit = "both": the sentence's own verdict and each claim's
                         sents[-1]["claims"] = [{"start": c.start, "end": c.end, "p": [round(c.probs[k], 5) for k in
                                                 ("entailment", "neutral", "contradiction")]} for c in s.claims]
@@ -146,8 +147,9 @@ def unit_codes(s: dict, point, unit: str = "sentence", mode: str = "strict", cla
         code = (None, "FL200", "FL100")[int(np.argmax(p))]
     else:
         code = sentence_code(p[0], p[2], point)
-    if code in ("FL100", "FL200"):
-        out.append((code, s["start"], s["end"]))
+    if code in ("FL100", "FL200"):  # narrowed to the hull of the span head's marks, as the linter reports it
+        marks = s.get("marks") or [[s["start"], s["end"]]]
+        out.append((code, marks[0][0], marks[-1][1]))
     if agg is not None and point is not None:
         cp = claim_point or point
         gate = mode == "strict" or claim_code(agg[0], agg[2], cp) is not None

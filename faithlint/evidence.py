@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from faithlint.relevance import content_words
+from faithlint.types import Evidence
 
 PIECE_TOKENS = 48  # short lines (JSON records, tables) are packed up to this size; longer sentences are cut
 GAP = " \u2026 "
@@ -98,3 +100,24 @@ def premise_text(pieces: Sequence[Piece], indices: Sequence[int]) -> str:
         out.append(" ".join(p.text.split()))
         prev = p
     return "".join(out)
+
+
+def evidence_quote(evidence: Evidence, sentence: str, limit: int = 140) -> str:
+    """The evidence sentence closest in wording to the draft sentence, shortened."""
+    return _quote(evidence.text, sentence, limit)
+
+
+@lru_cache(maxsize=20_000)
+def _quote(evidence: str, sentence: str, limit: int) -> str:  # every check quotes every finding's evidence
+    pieces = [p.strip() for p in _split_quote(evidence) if p.strip()]
+    if not pieces:
+        return ""
+    words = content_words(sentence)
+    # on a tie (often: nothing shared) a sentence of the context says more than a title or a label
+    best = max(pieces, key=lambda p: (len(words & content_words(p)), p[-1] in ".!?"))
+    best = " ".join(best.split())
+    return best if len(best) <= limit else best[:limit - 1].rstrip() + "\u2026"
+
+
+def _split_quote(text: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+|\s*\n\s*", text)

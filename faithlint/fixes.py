@@ -147,7 +147,7 @@ def finding_data(f: Finding, text: str) -> dict[str, Any]:
     A claim finding (FL110/FL210) also carries its triplet (``claim``) and the ranges of its subject, predicate
     and object (``marks``), so a client can show which fact of the sentence is wrong.
     """
-    from faithlint.linter import evidence_quote
+    from faithlint.evidence import evidence_quote
 
     sentence = f.data.get("sentence") or [f.start, f.end]
     data: dict[str, Any] = {"code": f.code, "start": f.start, "end": f.end, "sentence": list(sentence),

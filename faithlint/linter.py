@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
@@ -26,6 +24,7 @@ import numpy as np
 from cachetools import LRUCache, cachedmethod
 
 from faithlint.aggregators import aggregator_for
+from faithlint.checkers.span_head import marks_in_unit
 from faithlint.claims.aggregate import supported_share
 from faithlint.claims.extractors import extractor_for, extractor_settings, warm_up
 from faithlint.claims.units import ClaimUnit, ClaimUnits
@@ -34,8 +33,9 @@ from faithlint.config import Config
 from faithlint.context_index import ContextIndex, context_file, doc_key
 from faithlint.digests import digest
 from faithlint.disk_cache import DiskCache, open_cache
+from faithlint.evidence import evidence_quote
 from faithlint.markdown import Extracted, extract, line_of
-from faithlint.relevance import content_words, load_relevance
+from faithlint.relevance import load_relevance
 from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
@@ -380,37 +380,41 @@ class Linter:
         copied, selections, hypotheses = self.evidence(texts, context, query, standalone)
         t = self.stats.add_ms("evidence", t)
         if cancelled and cancelled():
-            return [(_NEUTRAL.copy(), None, []) for _ in texts]
+            return [(_NEUTRAL.copy(), None, [], []) for _ in texts]
         pairs = [(p, h) for sel, h in zip(selections, hypotheses) for p in sel.premises]
-        probs, fresh = self._score(pairs)
+        probs, fresh, marks = self._score(pairs)
         self.stats.add_ms("checker", t)
         out: list[Verdict] = []
         k = 0
         rescored = 0
-        for sel, hit in zip(selections, copied):
+        for text, h, sel, hit in zip(texts, hypotheses, selections, copied):
             n = len(sel.premises)
             p = probs[k:k + n]
+            m = marks[k:k + n]
             rescored += bool(fresh[k:k + n].any())
             k += n
             self.stats.sentences_checked += 1
             if hit is not None:
-                out.append((_ENTAILED.copy(), hit, [hit]))
+                out.append((_ENTAILED.copy(), hit, [hit], []))
             elif n == 0 or not sel.evidence:
-                out.append((_NEUTRAL.copy(), None, []))
+                out.append((_NEUTRAL.copy(), None, [], []))
             elif sel.best is None:  # one premise per window: the aggregator picks the deciding one
                 agg, best = self.aggregator(p, np.array(sel.weights))
-                out.append((agg, sel.evidence[best], sel.evidence))
+                out.append((agg, sel.evidence[best], sel.evidence, marks_in_unit(m[best], text, h)))
             else:  # one assembled premise: its verdict, quoted from the piece the selector names
-                out.append((p[0], sel.evidence[sel.best], sel.evidence))
+                out.append((p[0], sel.evidence[sel.best], sel.evidence, marks_in_unit(m[0], text, h)))
         self.stats.sentences_rescored += rescored
         self.stats.last["sentences_rescored"] += rescored
         return out
 
-    def _score(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
-        """Probabilities for each pair, and which pairs the model had to run (not cached)."""
+    def _score(self, pairs: list[tuple[str, str]]
+               ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[int, int]] | None]]:
+        """Probabilities for each pair, which pairs the model had to run (not cached), and the words of each
+        hypothesis the checker's span head marks (None: the checker has no span head)."""
         name = getattr(self.checker, "name", type(self.checker).__name__)
         keys = [digest(name, str(self.config.max_length), p, h) for p, h in pairs]
         out = np.zeros((len(pairs), 3), dtype=np.float32)
+        marks: list[list[tuple[int, int]] | None] = [None] * len(pairs)
         todo = []
         with self._cache_lock:
             for i, k in enumerate(keys):
@@ -418,20 +422,24 @@ class Linter:
                 if hit is None:
                     todo.append(i)
                 else:
-                    out[i] = hit
+                    out[i], marks[i] = hit
         self.stats.pair_cache_hits += len(pairs) - len(todo)
         self.stats.pairs_scored += len(todo)
         self.stats.last["pairs"] += len(pairs)  # check() starts each draft's counts at 0
         self.stats.last["scored"] += len(todo)
         if todo:
-            scored = self.checker.score_pairs([pairs[i][0] for i in todo], [pairs[i][1] for i in todo])
+            premises, hypotheses = [pairs[i][0] for i in todo], [pairs[i][1] for i in todo]
+            if getattr(self.checker, "span_head", None) is not None:
+                scored, found = self.checker.score_and_mark(premises, hypotheses)
+            else:
+                scored, found = self.checker.score_pairs(premises, hypotheses), [None] * len(todo)
             with self._cache_lock:
-                for i, row in zip(todo, scored):
-                    out[i] = row
-                    self._pair_cache[keys[i]] = row.copy()
+                for i, row, m in zip(todo, scored, found):
+                    out[i], marks[i] = row, m
+                    self._pair_cache[keys[i]] = (row.copy(), m)
         fresh = np.zeros(len(pairs), dtype=bool)
         fresh[todo] = True
-        return out, fresh
+        return out, fresh, marks
 
     def _result(self, result: DraftResult, ex: Extracted, units: list[Unit], verdicts: Sequence[Verdict | None],
                 cancelled: Callable[[], bool] | None = None, context: Sequence[ContextDoc] = (),
@@ -442,7 +450,7 @@ class Linter:
         for i, (u, verdict) in enumerate(zip(units, verdicts)):
             cs = [claim_result(c, v) for c, v in zip(claims[i], claim_verdicts[i])] if use_claims else None
             if verdict is None:  # judged through its claims only (their aggregate is taken below)
-                result.sentences.append(_sentence_result(u, (_NEUTRAL.copy(), None, []), cs, "claims"))
+                result.sentences.append(_sentence_result(u, (_NEUTRAL.copy(), None, [], []), cs, "claims"))
             else:
                 result.sentences.append(_sentence_result(u, verdict, cs))
         if cancelled and cancelled():
@@ -530,9 +538,9 @@ class Linter:
 
 def _sentence_result(u: Unit, verdict: Verdict, claims: list[ClaimResult] | None,
                      verdict_from: str = "sentence") -> SentenceResult:
-    probs, evidence, windows = verdict
+    probs, evidence, windows, marks = verdict
     return SentenceResult(start=u.start, end=u.end, text=u.text, **verdict_fields(probs), evidence=evidence,
-                          windows=windows, claims=claims, verdict_from=verdict_from)
+                          windows=windows, claims=claims, verdict_from=verdict_from, marks=list(marks))
 
 
 _CHECKERS: dict[tuple, Any] = {}
@@ -577,24 +585,3 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
                 _CHECKERS[key] = nli.NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
                                                 quantize=None if precision == "auto" else precision)
         return _CHECKERS[key]
-
-
-def evidence_quote(evidence: Evidence, sentence: str, limit: int = 140) -> str:
-    """The evidence sentence closest in wording to the draft sentence, shortened."""
-    return _quote(evidence.text, sentence, limit)
-
-
-@lru_cache(maxsize=20_000)
-def _quote(evidence: str, sentence: str, limit: int) -> str:  # every check quotes every finding's evidence
-    pieces = [p.strip() for p in _split_quote(evidence) if p.strip()]
-    if not pieces:
-        return ""
-    words = content_words(sentence)
-    # on a tie (often: nothing shared) a sentence of the context says more than a title or a label
-    best = max(pieces, key=lambda p: (len(words & content_words(p)), p[-1] in ".!?"))
-    best = " ".join(best.split())
-    return best if len(best) <= limit else best[:limit - 1].rstrip() + "\u2026"
-
-
-def _split_quote(text: str) -> list[str]:
-    return re.split(r"(?<=[.!?])\s+|\s*\n\s*", text)

@@ -109,3 +109,15 @@ def plural(words: str) -> bool:
     """Whether a key's words read as a plural noun ("categories", "popular dishes"; not "address", "status")."""
     last = words.rsplit(" ", 1)[-1].lower()
     return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics"))
+
+
+NAME_KEYS = ("name", "title", "full_name", "fullname", "display_name", "label", "id")
+# keys that read as a verb phrase about the subject ("opens": "11:00" -> "It opens at 11:00.")
+VERB_KEYS = {
+    "opens": "opens at", "opens_at": "opens at", "opening_time": "opens at",
+    "closes": "closes at", "closes_at": "closes at", "closing_time": "closes at",
+    "starts": "starts at", "starts_at": "starts at", "ends": "ends at", "ends_at": "ends at",
+    "founded": "was founded in", "founded_in": "was founded in", "established": "was established in",
+    "born": "was born in", "located_in": "is located in", "based_in": "is based in",
+    "serves": "serves", "offers": "offers", "sells": "sells", "employs": "employs", "makes": "makes",
+}

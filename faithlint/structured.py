@@ -27,7 +27,9 @@ from typing import Any
 from faithlint.errors import InputError, first_line
 from faithlint.record_phrases import (
     HOUR_KEYS,
+    NAME_KEYS,
     US_STATES,
+    VERB_KEYS,
     WEEKDAYS,
     attribute_words,
     bool_phrase,
@@ -45,16 +47,6 @@ STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".ts
 # a record's paragraph grows to about one evidence piece (evidence.PIECE_TOKENS, ~4 characters a token), then
 # goes on in a new paragraph that names its subject again: a piece ranked alone still says whom it is about
 PARAGRAPH_CHARS = 180
-NAME_KEYS = ("name", "title", "full_name", "fullname", "display_name", "label", "id")
-# keys that read as a verb phrase about the subject ("opens": "11:00" -> "It opens at 11:00.")
-VERB_KEYS = {
-    "opens": "opens at", "opens_at": "opens at", "opening_time": "opens at",
-    "closes": "closes at", "closes_at": "closes at", "closing_time": "closes at",
-    "starts": "starts at", "starts_at": "starts at", "ends": "ends at", "ends_at": "ends at",
-    "founded": "was founded in", "founded_in": "was founded in", "established": "was established in",
-    "born": "was born in", "located_in": "is located in", "based_in": "is based in",
-    "serves": "serves", "offers": "offers", "sells": "sells", "employs": "employs", "makes": "makes",
-}
 
 Src = tuple[int, int]
 

@@ -113,6 +113,7 @@ class SentenceResult:
     monitor: Any = None  # faithlint.monitor.monitor.MonitorVerdict when the monitor is on
     claims: list[ClaimResult] | None = None  # with unit = "claim" or "both"; None: claims were not extracted
     verdict_from: str = "sentence"  # "sentence": the checker judged the sentence; "claims": aggregated from claims
+    marks: list[tuple[int, int]] = field(default_factory=list)  # words the span head marks (offsets into text)
 
     def set_verdict(self, probs: Sequence[float]) -> None:
         """Take (entailment, neutral, contradiction) probabilities: label, probs, score and the 1-5 scale follow."""

@@ -36,10 +36,22 @@ def flagged(result, code):
     return {result.text[f.start:f.end] for f in result.findings if f.code == code}
 
 
+def flagged_sentences(result, code):
+    """The sentences that findings of ``code`` are about (a finding may cover only the words the span head marks,
+    inside its sentence; ``data.sentence`` keeps the whole sentence for fixes)."""
+    out = set()
+    for f in result.findings:
+        if f.code == code:
+            a, b = f.data["sentence"]
+            assert a <= f.start < f.end <= b
+            out.add(result.text[a:b])
+    return out
+
+
 def test_example_flags_exactly_the_planted_sentences(example_result):
     res = example_result
-    assert CONTRADICTION in flagged(res, "FL100"), [(f.code, f.message) for f in res.findings]
-    assert UNSUPPORTED in flagged(res, "FL200"), [(f.code, f.message) for f in res.findings]
+    assert CONTRADICTION in flagged_sentences(res, "FL100"), [(f.code, f.message) for f in res.findings]
+    assert UNSUPPORTED in flagged_sentences(res, "FL200"), [(f.code, f.message) for f in res.findings]
     assert "$25 million" in flagged(res, "FL400")
     planted = {CONTRADICTION, UNSUPPORTED}
     for f in res.findings:
@@ -203,9 +215,9 @@ def test_int8_precision_is_a_setting():
     assert linter.checker.quantize == "int8"
     assert linter.checker.name != Linter(Config()).checker.name  # cached verdicts never mix precisions
     res = linter.check(text, ctx, path="answer.md", query="What changed at the Riverside Public Library?")
-    warned = flagged(res, "FL100") | flagged(res, "FL200")
+    warned = flagged_sentences(res, "FL100") | flagged_sentences(res, "FL200")
     assert UNSUPPORTED in warned, [(f.code, f.message) for f in res.findings]
-    assert CONTRADICTION in warned | flagged(res, "FL300"), [(f.code, f.message) for f in res.findings]
+    assert CONTRADICTION in warned | flagged_sentences(res, "FL300"), [(f.code, f.message) for f in res.findings]
     assert all(abs(sum(s.probs.values()) - 1) < 1e-3 for s in res.sentences)
 
 

@@ -557,7 +557,9 @@ def test_watch_once_flags_the_example_contradiction(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     res = report(tmp_path / "reports", "answer.md")["results"][0]
     contra = [f for f in res["findings"] if f["code"] == "FL100"]
-    assert any("$25 million" in RAG_DRAFT[f["start"]:f["end"]] for f in contra), res["findings"]
+    # the finding covers the words the span head marks ("$25"); its sentence is the planted one
+    assert any("$25" in RAG_DRAFT[f["start"]:f["end"]] and "$25 million" in RAG_DRAFT[slice(*f["data"]["sentence"])]
+               for f in contra), res["findings"]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

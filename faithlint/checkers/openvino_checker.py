@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from faithlint.checkers.nli import length_batches
-from faithlint.checkers.onnx_checker import ONNXChecker
+from faithlint.checkers.onnx_checker import STATES, ONNXChecker
 from faithlint.checkers.openvino_core import core, native_bf16
 from faithlint.errors import ModelError, first_line
 
@@ -59,10 +59,19 @@ class OpenVINOChecker(ONNXChecker):
             raise ModelError(f"{graph}: OpenVINO cannot load the graph: {first_line(exc)}") from exc
         self._request = compiled.create_infer_request()
         self._inputs = {name for port in compiled.inputs for name in port.get_names()}
+        names = [port.get_names() for port in compiled.outputs]
+        self._logits_port = next(i for i, n in enumerate(names) if "logits" in n)
+        self._states_port = next((i for i, n in enumerate(names) if STATES in n), None)
+        self._has_states = self._states_port is not None
         return "bf16" if bf16 else None
 
     def _logits(self, batch: dict[str, np.ndarray]) -> np.ndarray:
-        return np.array(self._request.infer(batch)[0], dtype=np.float32)  # copied: the request reuses its buffer
+        # copied: the request reuses its buffers
+        return np.array(self._request.infer(batch)[self._logits_port], dtype=np.float32)
+
+    def _logits_and_states(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        got = self._request.infer(batch)
+        return np.array(got[self._logits_port], dtype=np.float32), np.array(got[self._states_port], dtype=np.float32)
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
         return length_batches(lengths, 1 if self.quantize == "bf16" else self.batch_size)

@@ -11,11 +11,12 @@ from faithlint.claims.units import ClaimUnit
 from faithlint.rules.operating_point import OperatingPoint, claim_code
 from faithlint.types import LABELS, ClaimResult, Evidence, Finding, SentenceResult, verdict_fields
 
-Verdict = tuple[np.ndarray, Evidence | None, list[Evidence]]  # probabilities, deciding evidence, all evidence
+# probabilities, deciding evidence, all evidence, the words the span head marks (offsets into the unit's text)
+Verdict = tuple[np.ndarray, Evidence | None, list[Evidence], list[tuple[int, int]]]
 
 
 def claim_result(c: ClaimUnit, verdict: Verdict) -> ClaimResult:
-    probs, evidence, windows = verdict
+    probs, evidence, windows, _ = verdict  # a claim's marks would index its verbalisation, not the draft
     return ClaimResult(start=c.start, end=c.end, text=c.text, **verdict_fields(probs), evidence=evidence,
                        windows=windows, subject=c.words("subject"), predicate=c.words("predicate"),
                        object=c.words("object"), spans=dict(c.spans))

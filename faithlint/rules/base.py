@@ -134,11 +134,12 @@ class Rule:
     def sentence_finding(self, ctx: RuleContext, judged: Judged, message: str) -> list[Finding]:
         """A finding on the unit, with what quick fixes need (its span and the evidence quote).
 
-        With the monitor on, the range narrows to the words the context did not raise (its token
-        marks); ``data.sentence`` keeps the whole unit for fixes that replace or delete it.
+        The range narrows to the marked words: with the monitor on, those the context did not raise (its token
+        marks), else those the checker's span head marks (:mod:`faithlint.checkers.span_head`); ``data.sentence``
+        keeps the whole unit for fixes that replace or delete it.
         """
         r = judged.result
-        marks = r.monitor.marks if r.monitor is not None else []
+        marks = r.monitor.marks if r.monitor is not None else getattr(r, "marks", [])
         if marks:
             spans = [judged.unit.to_source(a, b) for a, b in marks]
             start, end = min(a for a, _ in spans), max(b for _, b in spans)

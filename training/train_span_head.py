@@ -1,0 +1,186 @@
+"""Train the span head (faithlint/checkers/span_head.py): which words of a flagged sentence are unsupported.
+
+Reads the span-labelled training-side real-output files (``xsumfaith_train``, ``rotowire_accuracy_train``;
+never a ``*_dev`` file). Every sentence goes through the real pipeline (the bundled checker on its default
+runtime, assembled evidence), and the checker graph's token states of each hypothesis token are recorded with
+a label: does the token overlap a labelled hallucination span? A logistic regression is fitted on the rows of
+the training bucket; the rows of the calibration bucket (whose contexts no gradient step saw) choose the
+token threshold and the largest share of a sentence the head may mark, by the mean over the files of span F1
+as the linter reports it (an FL100/FL200 finding covers the hull of its marked words, FL400 values as they
+are) against whole-sentence findings. The chosen head, its provenance and these figures go to
+``faithlint/models/default/span_head.json`` (and its hash to SHA256SUMS).
+
+    python training/train_span_head.py [--limit N] [--C 0.1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.checkers.span_head import FILE, span_features  # noqa: E402
+
+FILES = ("xsumfaith_train", "rotowire_accuracy_train")
+THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+SHARES = (0.2, 0.35, 0.5, 0.75, 1.0)
+
+
+class _Recorder:
+    """Stands in for the head during a check: keeps each pair's token features, marks nothing."""
+
+    def __init__(self) -> None:
+        self.rows: list[np.ndarray] = []
+
+    def token_probs(self, states: np.ndarray, cls_state: np.ndarray, entailment: float,
+                    contradiction: float) -> np.ndarray:
+        self.rows.append(span_features(states, cls_state, entailment, contradiction))
+        return np.zeros(len(states), dtype=np.float32)
+
+    def marks(self, text: str, offsets: list, probs: np.ndarray) -> list:
+        return []
+
+
+def sentences(linter, name: str, row: dict) -> list[dict]:
+    """Each judged sentence of a row: its range, verdict, token features with labels and character offsets."""
+    from faithlint.rules.operating_point import sentence_code
+    from faithlint.types import ContextDoc
+
+    ctx = [ContextDoc(name, row["context"])]
+    query = row.get("query")
+    res = linter.check(row["text"], ctx, query=query, markdown=False)
+    gold = [(s["start"], s["end"]) for s in row["spans"]]
+    point = linter.config.operating_point()
+    out = []
+    for s in res.sentences:
+        copied, sel, hyp = linter.evidence([s.text], ctx, query)
+        fl400 = [(f.start, f.end) for f in res.findings if f.code == "FL400" and s.start <= f.start < s.end]
+        item = {"range": (s.start, s.end), "flag": sentence_code(s.probs["entailment"], s.probs["contradiction"],
+                                                                  point) in ("FL100", "FL200"), "fl400": fl400}
+        delta = hyp[0].find(s.text)
+        if copied[0] is None and len(sel[0].premises) == 1 and delta >= 0:
+            rec = _Recorder()
+            linter.checker._run_pairs(sel[0].premises, hyp, rec)
+            offsets = linter.checker.token_offsets(hyp[0])
+            if rec.rows and len(rec.rows[0]) == len(offsets):
+                chars = [(s.start + a - delta, s.start + b - delta) for a, b in offsets]
+                item.update(x=rec.rows[0], offsets=offsets, hyp=hyp[0],
+                            y=np.array([any(a < gb and ga < b for ga, gb in gold) for a, b in chars]))
+        out.append(item)
+    return out
+
+
+def span_f1(rows: list[tuple[dict, list[dict]]], probs: dict[int, np.ndarray] | None, head) -> float:
+    """Character F1 of the linter's error/warning ranges against the labelled spans, over ``rows``."""
+    tp = fp = fn = 0
+    for row, sents in rows:
+        gold = {c for s in row["spans"] for c in range(s["start"], s["end"])}
+        got: set[int] = set()
+        for s in sents:
+            for a, b in s["fl400"]:
+                got.update(range(a, b))
+            if not s["flag"]:
+                continue
+            a, b = s["range"]
+            if probs is not None and "x" in s:
+                marks = head.marks(s["hyp"], s["offsets"], probs[id(s)])
+                if marks:
+                    delta = s["hyp"].find(row["text"][a:b])
+                    a, b = a + marks[0][0] - delta, a + marks[-1][1] - delta
+            got.update(range(a, b))
+        tp += len(gold & got)
+        fp += len(got - gold)
+        fn += len(gold - got)
+    p, r = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--limit", type=int, default=0, help="rows per file and bucket (0: all)")
+    ap.add_argument("--C", type=float, default=0.1, help="inverse L2 strength of the logistic regression")
+    ap.add_argument("--out", type=Path, default=Path(DEFAULT_MODEL_DIR))
+    args = ap.parse_args()
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+
+    from faithlint.checkers.span_head import SpanHead
+    from faithlint.config import Config
+    from faithlint.linter import Linter
+    from faithlint.train.splits import context_bucket, sample
+
+    linter = Linter(Config())
+    linter.load()
+    t0 = time.time()
+    buckets: dict[str, dict[str, list[tuple[dict, list[dict]]]]] = {"fit": {}, "calib": {}}
+    for name in FILES:
+        path = args.data / "faithfulness" / f"{name}.jsonl"
+        rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+        rows = [r for r in rows if r.get("spans") is not None]
+        for bucket in buckets:
+            chosen = [r for r in rows if context_bucket(r["context"], "calib") == (bucket == "calib")]
+            chosen = sample(chosen, args.limit or None)
+            buckets[bucket][name] = [(r, sentences(linter, name, r)) for r in chosen]
+            print(f"{name} {bucket}: {len(chosen)} rows ({time.time() - t0:.0f} s)", flush=True)
+
+    fit = [s for rows in buckets["fit"].values() for _, ss in rows for s in ss if "x" in s]
+    x, y = np.vstack([s["x"] for s in fit]), np.concatenate([s["y"] for s in fit])
+    clf = LogisticRegression(C=args.C, max_iter=5000).fit(x, y)
+    weights, bias = clf.coef_[0].astype(np.float32), float(clf.intercept_[0])
+    calib = [s for rows in buckets["calib"].values() for _, ss in rows for s in ss if "x" in s]
+    token_auroc = float(roc_auc_score(np.concatenate([s["y"] for s in calib]),
+                                      np.concatenate([s["x"] @ weights + bias for s in calib])))
+    probs = {id(s): 1 / (1 + np.exp(-(s["x"] @ weights + bias))) for s in calib}
+
+    whole = {name: span_f1(rows, None, None) for name, rows in buckets["calib"].items()}
+    grid = []
+    for thr, share in itertools.product(THRESHOLDS, SHARES):
+        head = SpanHead(weights, bias, thr, share, "")
+        per = {name: span_f1(rows, probs, head) for name, rows in buckets["calib"].items()}
+        grid.append((float(np.mean(list(per.values()))), thr, share, per))
+    best = max(grid, key=lambda g: (round(g[0], 4), g[1]))  # ties: the higher threshold (fewer marks)
+    print(f"token AUROC on calibration rows {token_auroc:.3f}; span F1 whole sentence {whole} -> "
+          f"threshold {best[1]}, max share {best[2]}: {best[3]}")
+
+    payload = {
+        "version": 1,
+        "model_sha256": hashlib.sha256((args.out / "model.onnx").read_bytes()).hexdigest(),
+        "features": "last_hidden_state of each hypothesis token (384), of [CLS] (384), P(entailment), "
+                    "P(contradiction), 1/tokens, relative position",
+        "weights": [round(float(w), 6) for w in weights], "bias": round(bias, 6),
+        "threshold": best[1], "max_share": best[2],
+        "trained_on": {name: len(rows) for name, rows in buckets["fit"].items()},
+        "fit_tokens": int(len(y)), "C": args.C,
+        "calibration": {"rows": {name: len(rows) for name, rows in buckets["calib"].items()},
+                        "token_auroc": round(token_auroc, 4),
+                        "span_f1_whole_sentence": {k: round(v, 4) for k, v in whole.items()},
+                        "span_f1_chosen": {k: round(v, 4) for k, v in best[3].items()},
+                        "grid": [[thr, share, {k: round(v, 4) for k, v in per.items()}]
+                                 for _, thr, share, per in grid]},
+        "command": "python training/train_span_head.py" + (f" --limit {args.limit}" if args.limit else "")
+                   + (f" --C {args.C}" if args.C != 0.1 else ""),
+    }
+    target = args.out / FILE
+    target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    sums = args.out / "SHA256SUMS"
+    if sums.exists():
+        digest = hashlib.sha256(target.read_bytes()).hexdigest()
+        lines = [ln for ln in sums.read_text().splitlines() if ln.strip() and not ln.endswith(f"  {FILE}")]
+        sums.write_text("\n".join([*lines, f"{digest}  {FILE}"]) + "\n")
+    print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()
