@@ -111,6 +111,18 @@ def plural(words: str) -> bool:
     return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics"))
 
 
+def counted(words: str, value: object) -> str | None:
+    """The noun a count key counts, in number with its value ("review count", 58 -> "reviews"), or None."""
+    if not isinstance(value, int) or isinstance(value, bool) or not words.lower().endswith(" count"):
+        return None
+    noun = words[:-6].strip()
+    if not noun or value == 1:
+        return noun or None
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+
+
 NAME_KEYS = ("name", "title", "full_name", "fullname", "display_name", "label", "id")
 # keys that read as a verb phrase about the subject ("opens": "11:00" -> "It opens at 11:00.")
 VERB_KEYS = {

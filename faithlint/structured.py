@@ -8,12 +8,10 @@ crosses records); scalar lists are joined with commas and "and". Each piece of t
 character range of the JSON value (YAML node, CSV cell) it was written from, in a
 :class:`~faithlint.types.SourceMap`, so evidence shown to users points into the real file.
 
-Records exported from other systems (business listings, product feeds) carry their values in forms an
-NLI checker and the value rule cannot read, so a few are written out as people write them: weekday-keyed
-hours ("Tue": "11:0-22:0" -> "On Tuesday it is open from 11 AM to 10 PM."), yes/no attributes ("It has
-outdoor seating.", "It does not accept credit cards."), Python literals inside strings ("u'free'",
-"{'lot': True, 'street': False}"), US state codes ("ME" -> "Maine (ME)") and star ratings ("It is rated
-4.5 stars.").
+Exported records (business listings, product feeds) hold values in forms an NLI checker cannot read; a few
+are written as people write them: weekday-keyed hours ("Tue": "11:0-22:0" -> "On Tuesday it is open from 11 AM
+to 10 PM."), yes/no attributes ("It does not accept credit cards."), Python literals inside strings ("u'free'",
+"{'lot': True}"), US state codes ("Maine (ME)"), star ratings and counts ("It has 58 reviews.").
 """
 
 from __future__ import annotations
@@ -33,6 +31,7 @@ from faithlint.record_phrases import (
     WEEKDAYS,
     attribute_words,
     bool_phrase,
+    counted,
     day_name,
     plural,
     time_range,
@@ -67,8 +66,6 @@ class Node:
     def src(self) -> Src:
         return (self.start, self.end)
 
-
-# --- parsers with positions --------------------------------------------------------------------------
 
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -228,8 +225,6 @@ def parse_csv(text: str, source: str, delim: str = ",") -> Node:
         records.append(Node("map", row[0][1], row[-1][2], items=items))
     return Node("list", rows[1][0][1], rows[-1][-1][2], "row", items=records)
 
-
-# --- verbalisation -----------------------------------------------------------------------------------
 
 def _display(value: Any) -> str:
     if value is None:
@@ -515,6 +510,9 @@ class Verbaliser:
                 self._sentence(subject, first, [(": " + text, child.src)], words, key_src, "Its")
         elif low in VERB_KEYS:
             self._sentence(subject, first, [(f" {VERB_KEYS[low]} ", key_src), (text, child.src)], "", key_src, "It")
+        elif (noun := counted(words, value)) is not None:  # "review_count": 58 -> "It has 58 reviews."
+            self._sentence(subject, first, [(" has ", key_src), (text, child.src), (f" {noun}", key_src)], "",
+                           key_src, "It")
         elif number and words.lower().endswith("stars"):
             self._sentence(subject, first, [(" is rated ", key_src), (text, child.src), (" stars", key_src)], "",
                            key_src, "It")

@@ -139,3 +139,11 @@ def test_bundled_checker_marks_a_wrong_figure_of_a_long_sentence() -> None:
     res = lt.check(hyp, [ContextDoc("c.txt", premise)], markdown=False)
     (f,) = [f for f in res.findings if f.code in ("FL100", "FL200")]
     assert hyp[f.start:f.end] == "41" and f.data["sentence"] == [0, len(hyp)]
+
+
+def test_uncertain_sentences_are_not_narrowed() -> None:
+    """FL300 (info) means the checker is unsure; the head's threshold was chosen for flagged sentences."""
+    lt = _linter(select=["FL300"])
+    res = lt.check("The pool WEAK opened in Rome.", [ContextDoc("c.md", "The pool opened.")])
+    (f,) = res.findings
+    assert f.code == "FL300" and (f.start, f.end) == (0, len("The pool WEAK opened in Rome."))

@@ -10,6 +10,7 @@ import pytest
 
 from faithlint.context import evidence_in_source, load_context, source_texts
 from faithlint.errors import InputError
+from faithlint.record_phrases import counted
 from faithlint.structured import PARAGRAPH_CHARS, bool_phrase, context_from_string, structured_doc, time_range
 from faithlint.types import ContextDoc, DraftResult, Evidence, Finding, SentenceResult, SourceMap
 
@@ -139,7 +140,7 @@ def test_business_listings_read_as_people_write_them() -> None:
     raw = json.dumps(BUSINESS, indent=2)
     doc = structured_doc("b.json", raw, ".json")
     assert doc.text.split("\n\n") == [
-        "Studio Nine: its city is Madison. Its state is Wisconsin (WI). It is rated 4.5 stars. Its review count is 23. "
+        "Studio Nine: its city is Madison. Its state is Wisconsin (WI). It is rated 4.5 stars. It has 23 reviews. "
         "It is open. Its categories are Hair Salons, Beauty & Spas.",
         # a long record goes on in a new paragraph that names its subject again (PARAGRAPH_CHARS): an evidence
         # piece ranked alone still says whom it is about
@@ -159,6 +160,7 @@ def test_business_listings_read_as_people_write_them() -> None:
     assert source_of("Wisconsin (WI)") == '"WI"'
     assert source_of("lot") == '"{\'garage\': False, \'street\': True, \'lot\': True}"'  # the string it was read from
     assert source_of("4.5") == "4.5"
+    assert source_of("23") == "23" and source_of("reviews") == '"review_count"'  # a count: the key names the noun
     assert all(len(p) <= PARAGRAPH_CHARS for p in doc.text.split("\n\n"))
     again = doc.text.index("The attributes of Studio Nine: dogs")  # the repeated subject maps to its key
     assert raw[slice(*doc.to_source(again, again + len("The attributes of Studio Nine")))] == '"attributes"'
@@ -346,3 +348,12 @@ def test_language_server_evidence_location_points_into_the_json(tmp_path: Path) 
     loc = evidence_location(out, doc.source, a, len(doc.text), PositionCodec(), ContextIndexes())
     assert loc is not None
     assert (loc.range.start.line, loc.range.start.character, loc.range.end.line) == (2, 2, 2)
+
+
+@pytest.mark.parametrize(("words", "value", "expected"), [
+    ("review count", 58, "reviews"), ("review count", 1, "review"), ("city count", 3, "cities"),
+    ("box count", 2, "boxes"), ("day count", 2, "days"), ("count", 4, None), ("review count", 4.5, None),
+    ("review count", True, None), ("review total", 3, None),
+])
+def test_count_keys_name_what_they_count(words: str, value: object, expected: str | None) -> None:
+    assert counted(words, value) == expected

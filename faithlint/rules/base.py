@@ -131,15 +131,17 @@ class Rule:
                        r.start if start is None else start, r.end if end is None else end,
                        label=r.label, score=r.score, evidence=r.evidence, data=data)
 
-    def sentence_finding(self, ctx: RuleContext, judged: Judged, message: str) -> list[Finding]:
+    def sentence_finding(self, ctx: RuleContext, judged: Judged, message: str,
+                         head_marks: bool = True) -> list[Finding]:
         """A finding on the unit, with what quick fixes need (its span and the evidence quote).
 
         The range narrows to the marked words: with the monitor on, those the context did not raise (its token
-        marks), else those the checker's span head marks (:mod:`faithlint.checkers.span_head`); ``data.sentence``
-        keeps the whole unit for fixes that replace or delete it.
+        marks), else (``head_marks``) those the checker's span head marks (:mod:`faithlint.checkers.span_head`,
+        whose threshold was chosen for flagged sentences); ``data.sentence`` keeps the whole unit for fixes that
+        replace or delete it.
         """
         r = judged.result
-        marks = r.monitor.marks if r.monitor is not None else getattr(r, "marks", [])
+        marks = r.monitor.marks if r.monitor is not None else getattr(r, "marks", []) if head_marks else []
         if marks:
             spans = [judged.unit.to_source(a, b) for a, b in marks]
             start, end = min(a for a, _ in spans), max(b for _, b in spans)
