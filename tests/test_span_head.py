@@ -19,7 +19,7 @@ from faithlint.types import ContextDoc
 
 
 def _head(threshold: float = 0.5, max_share: float = 0.5) -> SpanHead:
-    return SpanHead(np.zeros(2 * 4 + 4, dtype=np.float32), 0.0, threshold, max_share, "test")
+    return SpanHead(np.zeros(2 * 4 + 4, dtype=np.float32), 0.0, threshold, max_share)
 
 
 def _offsets(text: str) -> list[tuple[int, int]]:
@@ -60,7 +60,7 @@ def test_features_and_probabilities_have_one_row_per_token() -> None:
     x = span_features(states, cls_state, 0.2, 0.7)
     assert x.shape == (5, 12) and x[0, 8:11].tolist() == pytest.approx([0.2, 0.7, 0.2])
     assert x[:, -1].tolist() == pytest.approx([0, 0.25, 0.5, 0.75, 1.0])
-    head = SpanHead(np.r_[np.ones(4), np.zeros(8)].astype(np.float32), -2.0, 0.5, 0.5, "t")
+    head = SpanHead(np.r_[np.ones(4), np.zeros(8)].astype(np.float32), -2.0, 0.5, 0.5)
     assert head.token_probs(states, cls_state, 0.2, 0.7) == pytest.approx([0.8808] * 5, abs=1e-4)
 
 

@@ -27,9 +27,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))  # the development benchmark's span F1
+
+from eval_dev import span_f1  # noqa: E402
 
 from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
-from faithlint.checkers.span_head import FILE, span_features  # noqa: E402
+from faithlint.checkers.span_head import FILE, marks_in_unit, span_features  # noqa: E402
 
 FILES = ("xsumfaith_train", "rotowire_accuracy_train")
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -53,20 +56,18 @@ class _Recorder:
 
 def sentences(linter, name: str, row: dict) -> list[dict]:
     """Each judged sentence of a row: its range, verdict, token features with labels and character offsets."""
-    from faithlint.rules.operating_point import sentence_code
     from faithlint.types import ContextDoc
 
     ctx = [ContextDoc(name, row["context"])]
     query = row.get("query")
     res = linter.check(row["text"], ctx, query=query, markdown=False)
     gold = [(s["start"], s["end"]) for s in row["spans"]]
-    point = linter.config.operating_point()
     out = []
     for s in res.sentences:
         copied, sel, hyp = linter.evidence([s.text], ctx, query)
-        fl400 = [(f.start, f.end) for f in res.findings if f.code == "FL400" and s.start <= f.start < s.end]
-        item = {"range": (s.start, s.end), "flag": sentence_code(s.probs["entailment"], s.probs["contradiction"],
-                                                                  point) in ("FL100", "FL200"), "fl400": fl400}
+        fl400 = [[f.start, f.end] for f in res.findings if f.code == "FL400" and s.start <= f.start < s.end]
+        item = {"start": s.start, "end": s.end, "fl400": fl400,
+                "p": [s.probs[k] for k in ("entailment", "neutral", "contradiction")]}
         delta = hyp[0].find(s.text)
         if copied[0] is None and len(sel[0].premises) == 1 and delta >= 0:
             rec = _Recorder()
@@ -80,29 +81,22 @@ def sentences(linter, name: str, row: dict) -> list[dict]:
     return out
 
 
-def span_f1(rows: list[tuple[dict, list[dict]]], probs: dict[int, np.ndarray] | None, head) -> float:
-    """Character F1 of the linter's error/warning ranges against the labelled spans, over ``rows``."""
-    tp = fp = fn = 0
+def dumped(rows: list[tuple[dict, list[dict]]], head=None, probs: dict[int, np.ndarray] | None = None) -> list[dict]:
+    """``rows`` as bench/eval_dev.py dumps them, with the marks ``head`` gives each sentence (none without one),
+    so their span F1 is the benchmark's (``eval_dev.span_f1``: the linter's error/warning ranges)."""
+    out = []
     for row, sents in rows:
-        gold = {c for s in row["spans"] for c in range(s["start"], s["end"])}
-        got: set[int] = set()
+        dumped_sents = []
         for s in sents:
-            for a, b in s["fl400"]:
-                got.update(range(a, b))
-            if not s["flag"]:
-                continue
-            a, b = s["range"]
-            if probs is not None and "x" in s:
-                marks = head.marks(s["hyp"], s["offsets"], probs[id(s)])
-                if marks:
-                    delta = s["hyp"].find(row["text"][a:b])
-                    a, b = a + marks[0][0] - delta, a + marks[-1][1] - delta
-            got.update(range(a, b))
-        tp += len(gold & got)
-        fp += len(got - gold)
-        fn += len(gold - got)
-    p, r = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
-    return 2 * p * r / (p + r) if p + r else 0.0
+            marks: list[list[int]] = []
+            if head is not None and "x" in s:
+                found = head.marks(s["hyp"], s["offsets"], probs[id(s)])
+                marks = [[s["start"] + a, s["start"] + b]
+                         for a, b in marks_in_unit(found, row["text"][s["start"]:s["end"]], s["hyp"])]
+            dumped_sents.append({"start": s["start"], "end": s["end"], "p": s["p"], "fl400": s["fl400"],
+                                 "marks": marks})
+        out.append({"spans": [[x["start"], x["end"]] for x in row["spans"]], "sentences": dumped_sents})
+    return out
 
 
 def main() -> None:
@@ -144,11 +138,12 @@ def main() -> None:
                                       np.concatenate([s["x"] @ weights + bias for s in calib])))
     probs = {id(s): 1 / (1 + np.exp(-(s["x"] @ weights + bias))) for s in calib}
 
-    whole = {name: span_f1(rows, None, None) for name, rows in buckets["calib"].items()}
+    point = linter.config.operating_point()
+    whole = {name: span_f1(dumped(rows), point) for name, rows in buckets["calib"].items()}
     grid = []
     for thr, share in itertools.product(THRESHOLDS, SHARES):
-        head = SpanHead(weights, bias, thr, share, "")
-        per = {name: span_f1(rows, probs, head) for name, rows in buckets["calib"].items()}
+        head = SpanHead(weights, bias, thr, share)
+        per = {name: span_f1(dumped(rows, head, probs), point) for name, rows in buckets["calib"].items()}
         grid.append((float(np.mean(list(per.values()))), thr, share, per))
     best = max(grid, key=lambda g: (round(g[0], 4), g[1]))  # ties: the higher threshold (fewer marks)
     print(f"token AUROC on calibration rows {token_auroc:.3f}; span F1 whole sentence {whole} -> "

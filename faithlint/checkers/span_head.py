@@ -39,7 +39,6 @@ class SpanHead:
     bias: float
     threshold: float  # a token is marked when its probability is at least this
     max_share: float  # more marked tokens than this share of the sentence: keep the whole sentence
-    name: str  # what identifies the head in caches
 
     @classmethod
     def load(cls, folder: str | Path) -> SpanHead | None:
@@ -49,7 +48,7 @@ class SpanHead:
             return None
         raw = json.loads(path.read_text(encoding="utf-8"))
         return cls(np.asarray(raw["weights"], dtype=np.float32), float(raw["bias"]), float(raw["threshold"]),
-                   float(raw["max_share"]), f"span-head-{raw.get('version', 1)}-{raw['threshold']}-{raw['max_share']}")
+                   float(raw["max_share"]))
 
     def token_probs(self, states: np.ndarray, cls_state: np.ndarray, entailment: float,
                     contradiction: float) -> np.ndarray:

@@ -141,7 +141,10 @@ class Rule:
         replace or delete it.
         """
         r = judged.result
-        marks = r.monitor.marks if r.monitor is not None else getattr(r, "marks", []) if head_marks else []
+        if r.monitor is not None:
+            marks = r.monitor.marks
+        else:
+            marks = r.marks if head_marks else []
         if marks:
             spans = [judged.unit.to_source(a, b) for a, b in marks]
             start, end = min(a for a, _ in spans), max(b for _, b in spans)
