@@ -1,5 +1,15 @@
 """``python -m faithlint`` runs the CLI."""
 
-from faithlint.cli import main
+import sys
+
+if sys.argv[1:2] == ["serve"] and not {"-h", "--help"} & set(sys.argv[2:]):
+    # the language server (editors start it this way): its models start loading before the CLI imports
+    from faithlint import preloading
+    from faithlint.sentences import preload_spacy
+
+    preload_spacy()
+    preloading.start()
+
+from faithlint.cli import main  # noqa: E402
 
 raise SystemExit(main())

@@ -547,6 +547,13 @@ _CHECKERS: dict[tuple, Any] = {}
 _CHECKERS_LOCK = threading.Lock()
 
 
+def release_checker(checker: Any) -> None:
+    """Drop ``checker`` from the process's model cache (:func:`load_checker`); it is freed with its last user."""
+    with _CHECKERS_LOCK:
+        for key in [k for k, v in _CHECKERS.items() if v is checker]:
+            del _CHECKERS[key]
+
+
 def load_checker(model: str | None, device: str, max_length: int, batch_size: int,
                  precision: str = "auto", llm: tuple[str | None, str | None, str | None, str] | None = None,
                  runtime: str = "auto", threads: int = 0) -> Any:

@@ -62,6 +62,8 @@ async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_pa
         uri = open_doc(client, draft)
         st = await wait_checked(client, uri, 1, LOAD_TIMEOUT, interval=0.1)
         assert not st["modelErrors"], st["modelErrors"]
+        # `python -m faithlint serve` loads the default models as it starts; a check with them takes them
+        assert st["modelsPreloaded"] is (MODEL is None)
         diags = await wait_for(lambda: client.diagnostics.get(uri), LOAD_TIMEOUT)
         assert all(d.source == "faithlint" and str(d.code).startswith("FL") for d in diags)
         reports = [r.kind for rs in client.progress_reports.values() for r in rs]

@@ -27,7 +27,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from faithlint import __version__
+from faithlint import __version__, preloading
 from faithlint.claims.extractors import extractor_settings, warm_up
 from faithlint.config import Config
 from faithlint.context_index import doc_key
@@ -90,6 +90,7 @@ class Models:
         self.claims_loaded: set[tuple[Any, ...]] = set()  # (models key, claim extractor settings) warmed up
         self.ready = threading.Event()
         self.load_seconds: float | None = None
+        self.preloaded = False  # the first load took the models `faithlint serve` preloaded
 
     @staticmethod
     def key(config: Config) -> tuple[Any, ...]:
@@ -143,8 +144,13 @@ class Models:
         progress = self.server.progress_start("faithlint", f"Loading models ({key[0]})")
         t0 = time.perf_counter()
         try:
-            linter = self.factory(config) if self.factory else Linter(config)
+            # the defaults' models, loading since the process started (faithlint serve), when they are these
+            taken = None if self.factory else preloading.take(config, self.key)
+            self.preloaded = self.preloaded or taken is not None
+            linter = taken or (self.factory(config) if self.factory else Linter(config))
             linter.load_models()
+            if not self.factory:
+                preloading.settle(linter.checker)
             if config.monitor == "on":  # the surrogate LM and the aggregator (a load error is reported like any)
                 linter.monitor.load()
             try:

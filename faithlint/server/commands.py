@@ -70,6 +70,7 @@ class Commands(Feature):
         return {
             "modelsReady": ls.models.ready.is_set(),
             "modelLoadSeconds": ls.models.load_seconds,
+            "modelsPreloaded": ls.models.preloaded,
             "modelErrors": list(ls.models.errors.values()),
             "linters": linters,
             "documents": docs,

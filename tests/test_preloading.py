@@ -1,0 +1,77 @@
+"""Models loaded before the first check (faithlint.preloading) and spaCy imported without its CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from faithlint import linter as linter_module
+from faithlint import preloading
+from faithlint.config import Config
+from faithlint.server.app import Models
+
+# a batch size no other test loads: its checker is a cache entry of its own, released without touching theirs
+OWN = Config(batch_size=3)
+
+
+@pytest.fixture(autouse=True)
+def fresh_preload():
+    preloading._pending = preloading._dropped = None
+    yield
+    preloading._pending = preloading._dropped = None
+
+
+def cached(checker: object) -> bool:
+    return any(v is checker for v in linter_module._CHECKERS.values())
+
+
+def test_take_with_the_same_models_returns_the_loaded_linter():
+    preloading.start(OWN)
+    preloading.start(Config(batch_size=5))  # one preload per process: the second call does nothing
+    # settings that load no other model (rules, thresholds) still take it
+    got = preloading.take(OWN.model_copy(update={"ignore": ["FL300"]}), Models.key)
+    assert got is not None and got.config is OWN
+    assert got._checker is not None and got._relevance is not None  # loaded on the preload thread
+    assert cached(got._checker)
+    assert preloading.take(OWN, Models.key) is None  # taken once
+    preloading.settle(got.checker)
+    assert cached(got._checker)
+    linter_module.release_checker(got._checker)
+
+
+def test_other_models_drop_the_preload_and_release_its_checker():
+    preloading.start(OWN)
+    assert preloading.take(Config(batch_size=4), Models.key) is None
+    dropped = preloading._dropped
+    assert dropped is not None and cached(dropped._checker)
+    preloading.settle(used_checker=object())
+    assert not cached(dropped._checker) and preloading._dropped is None
+
+
+def test_a_dropped_checker_the_new_linter_uses_is_kept():
+    preloading.start(OWN)
+    other = OWN.model_copy(update={"relevance": "lexical"})  # other models (relevance), the same checker
+    assert preloading.take(other, Models.key) is None
+    dropped = preloading._dropped
+    preloading.settle(used_checker=dropped._checker)
+    assert cached(dropped._checker)
+    linter_module.release_checker(dropped._checker)
+
+
+def test_a_failed_preload_leaves_the_load_to_the_check(monkeypatch):
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("no model here")
+
+    monkeypatch.setattr(linter_module, "load_checker", fail)
+    preloading.start(OWN)
+    assert preloading.take(OWN, Models.key) is None  # the check loads (and reports) it itself
+
+
+def test_spacy_imports_without_its_cli_and_the_cli_still_works():
+    code = ("import sys; from faithlint.sentences import import_spacy; spacy = import_spacy(); "
+            "assert 'spacy.cli' not in sys.modules and 'weasel' not in sys.modules and not hasattr(spacy, 'cli'); "
+            "assert isinstance(spacy.info(), dict); "  # spacy.info imports the real CLI when called
+            "import spacy.cli; assert callable(spacy.cli.download) and spacy.cli is sys.modules['spacy.cli']")
+    subprocess.run([sys.executable, "-c", code], check=True)
