@@ -110,3 +110,14 @@ def test_a_forked_child_scores_like_its_parent():
         os._exit(0 if np.array_equal(ov.score_pairs(PREMISES[:3], SENTENCES[:3]), want) else 3)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_openvino_imports_without_its_model_converter():
+    import subprocess
+    import sys
+
+    code = ("import sys; from faithlint.checkers.openvino_core import core; assert 'CPU' in core().available_devices; "
+            "assert 'openvino.tools.ovc' not in sys.modules and 'openvino_telemetry' not in sys.modules; "
+            "import openvino; assert callable(openvino.convert_model); "  # imports the converter when called
+            "from openvino.tools.ovc import convert_model; assert 'openvino.tools.ovc' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

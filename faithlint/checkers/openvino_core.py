@@ -3,6 +3,7 @@ that runtime selection can ask without importing the checker)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from functools import lru_cache
 from typing import Any
@@ -14,9 +15,37 @@ _CORE_LOCK = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _core() -> Any:
-    import openvino as ov
+    return import_openvino().Core()
 
-    return ov.Core()
+
+def import_openvino() -> Any:
+    """``import openvino`` without its model converter.
+
+    openvino's ``__init__`` imports ``openvino.tools.ovc`` only to offer ``openvino.convert_model``, and tolerates
+    its absence; the converter pulls in openvino's telemetry, urllib and http.client: over 130 modules and
+    0.07-0.16 s of import holding the GIL, beside spaCy's in a cold start. It is hidden while openvino first
+    imports; ``openvino.convert_model`` imports it when called, and ``import openvino.tools.ovc`` works as
+    usual afterwards."""
+    if "openvino" in sys.modules:
+        import openvino as ov
+
+        return ov
+    hidden = "openvino.tools.ovc" not in sys.modules
+    if hidden:
+        sys.modules["openvino.tools.ovc"] = None  # type: ignore[assignment]  # makes its import raise ImportError
+    try:
+        import openvino as ov
+    finally:
+        if hidden and sys.modules.get("openvino.tools.ovc", 0) is None:
+            del sys.modules["openvino.tools.ovc"]
+    if not hasattr(ov, "convert_model"):
+        def convert_model(*args: Any, **kwargs: Any) -> Any:
+            from openvino.tools.ovc import convert_model as real
+
+            return real(*args, **kwargs)
+
+        ov.convert_model = convert_model
+    return ov
 
 
 def core() -> Any:
