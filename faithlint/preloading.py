@@ -82,4 +82,3 @@ def settle(used_checker: Any) -> None:
         from faithlint.linter import release_checker
 
         release_checker(checker)
-

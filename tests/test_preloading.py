@@ -31,11 +31,11 @@ def test_take_with_the_same_models_returns_the_loaded_linter():
     preloading.start(OWN)
     preloading.start(Config(batch_size=5))  # one preload per process: the second call does nothing
     # settings that load no other model (rules, thresholds) still take it
-    got = preloading.take(OWN.model_copy(update={"ignore": ["FL300"]}), Models.key)
+    got = preloading.take(OWN.model_copy(update={"ignore": ["FL300"]}), Models.preload_key)
     assert got is not None and got.config is OWN
     assert got._checker is not None and got._relevance is not None  # loaded on the preload thread
     assert cached(got._checker)
-    assert preloading.take(OWN, Models.key) is None  # taken once
+    assert preloading.take(OWN, Models.preload_key) is None  # taken once
     preloading.settle(got.checker)
     assert cached(got._checker)
     linter_module.release_checker(got._checker)
@@ -43,17 +43,26 @@ def test_take_with_the_same_models_returns_the_loaded_linter():
 
 def test_other_models_drop_the_preload_and_release_its_checker():
     preloading.start(OWN)
-    assert preloading.take(Config(batch_size=4), Models.key) is None
+    assert preloading.take(Config(batch_size=4), Models.preload_key) is None
     dropped = preloading._dropped
     assert dropped is not None and cached(dropped._checker)
     preloading.settle(used_checker=object())
     assert not cached(dropped._checker) and preloading._dropped is None
 
 
+@pytest.mark.parametrize("update", [{"max_length": 256}, {"checker": "llm"}, {"relevance": "lexical"}])
+def test_settings_the_checker_was_built_with_must_match(update):
+    preloading.start(OWN)
+    assert preloading.take(OWN.model_copy(update=update), Models.preload_key) is None
+    dropped = preloading._dropped
+    preloading.settle(used_checker=object())
+    assert dropped is not None and not cached(dropped._checker)
+
+
 def test_a_dropped_checker_the_new_linter_uses_is_kept():
     preloading.start(OWN)
     other = OWN.model_copy(update={"relevance": "lexical"})  # other models (relevance), the same checker
-    assert preloading.take(other, Models.key) is None
+    assert preloading.take(other, Models.preload_key) is None
     dropped = preloading._dropped
     preloading.settle(used_checker=dropped._checker)
     assert cached(dropped._checker)
@@ -66,7 +75,7 @@ def test_a_failed_preload_leaves_the_load_to_the_check(monkeypatch):
 
     monkeypatch.setattr(linter_module, "load_checker", fail)
     preloading.start(OWN)
-    assert preloading.take(OWN, Models.key) is None  # the check loads (and reports) it itself
+    assert preloading.take(OWN, Models.preload_key) is None  # the check loads (and reports) it itself
 
 
 def test_spacy_imports_without_its_cli_and_the_cli_still_works():

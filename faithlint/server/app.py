@@ -98,6 +98,12 @@ class Models:
         return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
                 config.runtime, config.threads, monitor)
 
+    @classmethod
+    def preload_key(cls, config: Config) -> tuple[Any, ...]:
+        """What a preloaded linter must share with ``config`` to be taken: its models, and the settings its
+        checker was built with (a linter keeps its checker when only those change)."""
+        return (*cls.key(config), config.max_length, config.checker)
+
     def linter_for(self, config: Config) -> Any:
         """The linter for ``config``'s models, loading them first if needed (worker thread only)."""
         key = self.key(config)
@@ -145,7 +151,7 @@ class Models:
         t0 = time.perf_counter()
         try:
             # the defaults' models, loading since the process started (faithlint serve), when they are these
-            taken = None if self.factory else preloading.take(config, self.key)
+            taken = None if self.factory else preloading.take(config, self.preload_key)
             self.preloaded = self.preloaded or taken is not None
             linter = taken or (self.factory(config) if self.factory else Linter(config))
             linter.load_models()
