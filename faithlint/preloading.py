@@ -82,3 +82,11 @@ def settle(used_checker: Any) -> None:
         from faithlint.linter import release_checker
 
         release_checker(checker)
+
+
+def wait(timeout: float) -> None:
+    """Give a preload nobody took up to ``timeout`` seconds to finish (a server told to exit before its first
+    check): a process that exits while a daemon thread is inside a native model build can abort."""
+    got = _pending
+    if got is not None:
+        got.thread.join(timeout)

@@ -84,3 +84,11 @@ def test_spacy_imports_without_its_cli_and_the_cli_still_works():
             "assert isinstance(spacy.info(), dict); "  # spacy.info imports the real CLI when called
             "import spacy.cli; assert callable(spacy.cli.download) and spacy.cli is sys.modules['spacy.cli']")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_wait_lets_an_untaken_preload_finish():
+    preloading.start(OWN)
+    preloading.wait(60)  # what the server does when told to exit before its first check
+    got = preloading._pending
+    assert got is not None and not got.thread.is_alive() and got.linter is not None
+    linter_module.release_checker(got.linter._checker)

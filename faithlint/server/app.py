@@ -237,6 +237,7 @@ class FaithlintServer(LanguageServer):
         pydantic validation) can abort, so it gets :data:`SHUTDOWN_WAIT_S` to finish what it is doing.
         """
         self.scheduler.stop(wait=SHUTDOWN_WAIT_S)
+        preloading.wait(SHUTDOWN_WAIT_S)  # the same for models `faithlint serve` began loading and no check took
         super().shutdown()
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
