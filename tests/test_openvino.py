@@ -121,3 +121,6 @@ def test_openvino_imports_without_its_model_converter():
             "import openvino; assert callable(openvino.convert_model); "  # imports the converter when called
             "from openvino.tools.ovc import convert_model; assert 'openvino.tools.ovc' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+    code = ("from faithlint.checkers.openvino_core import core; core(); import openvino; "
+            "assert callable(openvino.tools.ovc.convert_model)")  # the attribute path imports it too
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from faithlint.errors import first_line
+from faithlint.lazy_imports import lazy_submodule
 
 _CORE_LOCK = threading.Lock()
 
@@ -24,8 +25,8 @@ def import_openvino() -> Any:
     openvino's ``__init__`` imports ``openvino.tools.ovc`` only to offer ``openvino.convert_model``, and tolerates
     its absence; the converter pulls in openvino's telemetry, urllib and http.client: over 130 modules and
     0.07-0.16 s of import holding the GIL, beside spaCy's in a cold start. It is hidden while openvino first
-    imports; ``openvino.convert_model`` imports it when called, and ``import openvino.tools.ovc`` works as
-    usual afterwards."""
+    imports; ``openvino.convert_model`` and ``openvino.tools.ovc`` import it when first used, and ``import
+    openvino.tools.ovc`` works as usual."""
     if "openvino" in sys.modules:
         import openvino as ov
 
@@ -45,6 +46,7 @@ def import_openvino() -> Any:
             return real(*args, **kwargs)
 
         ov.convert_model = convert_model
+        lazy_submodule(ov, "tools", "openvino.tools.ovc")
     return ov
 
 
