@@ -5,9 +5,7 @@ import sys
 if sys.argv[1:2] == ["serve"] and not {"-h", "--help"} & set(sys.argv[2:]):
     # the language server (editors start it this way): its models start loading before the CLI imports
     from faithlint import preloading
-    from faithlint.sentences import preload_spacy
 
-    preload_spacy()
     preloading.start()
 
 from faithlint.cli import main  # noqa: E402

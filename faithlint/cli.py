@@ -467,10 +467,10 @@ def cmd_train_monitor(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from faithlint import preloading
-    from faithlint.sentences import preload_spacy
 
-    preload_spacy()  # meanwhile pygls and lsprotocol import and the client says hello: a shorter cold start
-    preloading.start()  # and the default settings' checker and relevance models (taken if the workspace's match)
+    # spaCy and the default settings' checker and relevance models (taken if the workspace's match) load while
+    # pygls and lsprotocol import and the client says hello: a shorter cold start
+    preloading.start()
     try:
         from faithlint.server import serve
     except ImportError as exc:

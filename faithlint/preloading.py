@@ -44,11 +44,15 @@ class _Preload:
 
 
 def start(config: Config | None = None) -> None:
-    """Start loading ``config``'s models (the defaults) on a daemon thread; one preload per process."""
+    """Start loading ``config``'s models (the defaults) on a daemon thread, and the spaCy pipeline on another (every
+    check needs it, it is the slowest to load); one preload per process."""
     global _pending
+    from faithlint.sentences import preload_spacy
+
     with _LOCK:
         if _pending is not None:
             return
+        preload_spacy()
         _pending = _Preload(config)
         _pending.thread.start()
 

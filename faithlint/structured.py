@@ -33,13 +33,13 @@ from faithlint.record_phrases import (
     bool_phrase,
     counted,
     day_name,
+    is_prose,
+    key_words,
     plural,
+    singular,
     time_range,
     weekday,
 )
-from faithlint.record_phrases import is_prose as _is_prose
-from faithlint.record_phrases import key_words as _words
-from faithlint.record_phrases import singular as _singular
 from faithlint.types import ContextDoc, SourceMap
 
 STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
@@ -338,10 +338,10 @@ class Verbaliser:
             key, child = named
             text = child.text
             if isinstance(child.value, (int, float)) and not isinstance(child.value, bool):
-                text = f"{_singular(noun).capitalize()} {child.text}"
+                text = f"{singular(noun).capitalize()} {child.text}"
             return _Subject(text, child.src), key
         if index:
-            base = f"{_singular(_words(noun)).capitalize()} {index}"
+            base = f"{singular(key_words(noun)).capitalize()} {index}"
             return _Subject(f"{base} of {parent.text}" if parent and parent.text else base, node.src), None
         return _Subject("", None), None
 
@@ -356,7 +356,7 @@ class Verbaliser:
             self.w.put(subject.text + ".", subject.src)
         if index and parent is not None and parent.text and skip is not None:
             self.w.put(" ")
-            self.w.put(f"It is one of the {_words(noun)} of {parent.text}.", parent.src)
+            self.w.put(f"It is one of the {key_words(noun)} of {parent.text}.", parent.src)
         for child, subj, child_noun, i in deferred:
             self._record(child, subj, child_noun, i)
 
@@ -415,7 +415,7 @@ class Verbaliser:
         """A weekday-keyed map: "From Tuesday to Thursday it is open from 11:00 to 22:00." (runs of consecutive days
         with the same value share a sentence, as people write opening hours)."""
         hours = any(h in key.lower() for h in HOUR_KEYS)
-        words = _words(key)
+        words = key_words(key)
         runs: list[list[tuple[str, Src, Node]]] = []
         for day_key, day_src, value in child.items:
             day = weekday(day_key) or day_key  # every key is a weekday (_weekday_map)
@@ -450,8 +450,8 @@ class Verbaliser:
         flags = [(k, c) for k, _, c in child.items if isinstance(c.value, bool)]  # only scalars hold a bool
         if flags and len(flags) == len(child.items):
             words = attribute_words(key)
-            yes = [Node("scalar", c.start, c.end, True, _words(k)) for k, c in flags if c.value]
-            no = [Node("scalar", c.start, c.end, False, _words(k)) for k, c in flags if not c.value]
+            yes = [Node("scalar", c.start, c.end, True, key_words(k)) for k, c in flags if c.value]
+            no = [Node("scalar", c.start, c.end, False, key_words(k)) for k, c in flags if not c.value]
             verb = "include" if plural(words) else "includes"
             pieces = [(f" {verb} ", key_src), *_joined(yes, child.src)] if yes else []
             if no:
@@ -497,7 +497,7 @@ class Verbaliser:
         elif isinstance(value, bool) and flag:
             verb, rest = low.split("_", 1)
             neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
-            self._sentence(subject, first, [(f" {verb if value else neg} {_words(rest)}", child.src)], "",
+            self._sentence(subject, first, [(f" {verb if value else neg} {key_words(rest)}", child.src)], "",
                            key_src, "It")
         elif isinstance(value, str) and text.lower() in ("yes", "no", "none") and \
                 (phrase := bool_phrase(key, text.lower() == "yes"))[0]:  # WiFi: u'no'
@@ -522,7 +522,7 @@ class Verbaliser:
         elif isinstance(value, str) and (span := time_range(text)) is not None:
             self._sentence(subject, first, [(" are " if plural(words) else " is ", key_src), (span, child.src)],
                            words, key_src, "Its")
-        elif isinstance(value, str) and _is_prose(text):
+        elif isinstance(value, str) and is_prose(text):
             self._sentence(subject, first, [(": ", key_src), (text, child.src)], words, key_src, "Its")
         else:
             verb = " are " if plural(words) and not number else " is "

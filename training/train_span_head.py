@@ -16,7 +16,6 @@ are) against whole-sentence findings. The chosen head, its provenance and these 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import json
 import sys
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))  # the development benchmark's span F1
 
 from eval_dev import span_f1  # noqa: E402
+from export_onnx import sha256, write_sums  # noqa: E402  # this folder: the shipped model's checksums
 
 from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.checkers.span_head import FILE, marks_in_unit, span_features  # noqa: E402
@@ -136,7 +136,8 @@ def main() -> None:
     calib = [s for rows in buckets["calib"].values() for _, ss in rows for s in ss if "x" in s]
     token_auroc = float(roc_auc_score(np.concatenate([s["y"] for s in calib]),
                                       np.concatenate([s["x"] @ weights + bias for s in calib])))
-    probs = {id(s): 1 / (1 + np.exp(-(s["x"] @ weights + bias))) for s in calib}
+    unthresholded = SpanHead(weights, bias, threshold=0.0, max_share=1.0)  # the thresholds are chosen below
+    probs = {id(s): unthresholded.probs(s["x"]) for s in calib}
 
     point = linter.config.operating_point()
     whole = {name: span_f1(dumped(rows), point) for name, rows in buckets["calib"].items()}
@@ -151,7 +152,7 @@ def main() -> None:
 
     payload = {
         "version": 1,
-        "model_sha256": hashlib.sha256((args.out / "model.onnx").read_bytes()).hexdigest(),
+        "model_sha256": sha256(args.out / "model.onnx"),
         "features": "last_hidden_state of each hypothesis token (384), of [CLS] (384), P(entailment), "
                     "P(contradiction), 1/tokens, relative position",
         "weights": [round(float(w), 6) for w in weights], "bias": round(bias, 6),
@@ -169,11 +170,8 @@ def main() -> None:
     }
     target = args.out / FILE
     target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    sums = args.out / "SHA256SUMS"
-    if sums.exists():
-        digest = hashlib.sha256(target.read_bytes()).hexdigest()
-        lines = [ln for ln in sums.read_text().splitlines() if ln.strip() and not ln.endswith(f"  {FILE}")]
-        sums.write_text("\n".join([*lines, f"{digest}  {FILE}"]) + "\n")
+    if (args.out / "SHA256SUMS").exists():
+        write_sums(args.out)
     print(f"wrote {target}")
 
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from faithlint.errors import first_line
-from faithlint.lazy_imports import lazy_submodule
+from faithlint.lazy_imports import hidden, lazy_submodule
 
 _CORE_LOCK = threading.Lock()
 
@@ -31,14 +31,8 @@ def import_openvino() -> Any:
         import openvino as ov
 
         return ov
-    hidden = "openvino.tools.ovc" not in sys.modules
-    if hidden:
-        sys.modules["openvino.tools.ovc"] = None  # type: ignore[assignment]  # makes its import raise ImportError
-    try:
+    with hidden("openvino.tools.ovc"):
         import openvino as ov
-    finally:
-        if hidden and sys.modules.get("openvino.tools.ovc", 0) is None:
-            del sys.modules["openvino.tools.ovc"]
     if not hasattr(ov, "convert_model"):
         def convert_model(*args: Any, **kwargs: Any) -> Any:
             from openvino.tools.ovc import convert_model as real

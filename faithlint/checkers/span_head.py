@@ -52,8 +52,11 @@ class SpanHead:
 
     def token_probs(self, states: np.ndarray, cls_state: np.ndarray, entailment: float,
                     contradiction: float) -> np.ndarray:
-        z = span_features(states, cls_state, entailment, contradiction) @ self.weights + self.bias
-        return 1.0 / (1.0 + np.exp(-z))
+        return self.probs(span_features(states, cls_state, entailment, contradiction))
+
+    def probs(self, features: np.ndarray) -> np.ndarray:
+        """Each token's probability of being marked, from its :func:`span_features` row."""
+        return 1.0 / (1.0 + np.exp(-(features @ self.weights + self.bias)))
 
     def marks(self, text: str, offsets: list[tuple[int, int]], probs: np.ndarray) -> list[tuple[int, int]]:
         """Character ranges of ``text`` (whole words, adjacent words joined) the head marks; [] when it marks

@@ -22,7 +22,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from faithlint.structured import VERB_KEYS, Node, Verbaliser, _words, verbalise
+from faithlint.record_phrases import VERB_KEYS, key_words
+from faithlint.structured import Node, Verbaliser, verbalise
 from faithlint.train.example import Example
 
 SYNONYMS: dict[str, tuple[str, set[str]]] = {  # word -> (synonym, parts of speech where it is one)
@@ -342,7 +343,7 @@ def _value(node: Node) -> str:
 
 def _predicate(key: str, value: str, node: Node) -> tuple[str, int]:
     """A predicate about the record stating ``key`` = ``value``, and where the value starts in it."""
-    low, words = key.lower(), _words(key)
+    low, words = key.lower(), key_words(key)
     if low in VERB_KEYS:
         lead = VERB_KEYS[low] if node.kind == "scalar" else VERB_KEYS[low].split(" ")[0]
         return f"{lead} {value}", len(lead) + 1
