@@ -46,6 +46,31 @@ def task_prf(rows: list[dict], point: OperatingPoint) -> dict[str, tuple[float, 
     return out
 
 
+GRID_C = [0.5, 0.6, 0.7, 0.8, 0.9]
+GRID_U = [0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]
+GRID_V = [1.0, 0.9, 0.7, 0.5, 0.3]
+
+
+def search(rows: list[dict], min_precision: float = 0.7, min_recall: float = 0.7, low: float = 0.5,
+           grid_u: list[float] | None = None) -> tuple[tuple, bool]:
+    """The chosen (point, per-task P/R/F1, mean precision, mean F1, lowest precision, lowest recall) and whether
+    it is feasible (see the module docstring for the rule)."""
+    scored = []
+    for c, u, v in itertools.product(GRID_C, grid_u or GRID_U, GRID_V):
+        point = OperatingPoint(c, u, max(low, u), v)
+        per = task_prf(rows, point)
+        scored.append((point, per, float(np.mean([x[0] for x in per.values()])),
+                       float(np.mean([x[2] for x in per.values()])), min(x[0] for x in per.values()),
+                       min(x[1] for x in per.values())))
+    feasible = [s for s in scored if s[4] >= min_precision and s[5] >= min_recall]
+    if feasible:  # the most precise feasible point; ties: better F1, then lower thresholds
+        return max(feasible, key=lambda s: (round(s[2], 4), round(s[3], 4), -s[0].contradiction,
+                                            -s[0].unsupported, -s[0].values)), True
+    # none reaches both floors: the most precise point that keeps the recall floor, else the most precise
+    pool = [s for s in scored if s[5] >= min_recall] or scored
+    return max(pool, key=lambda s: (round(s[4], 4), round(s[3], 4))), False
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--name", required=True)
@@ -54,23 +79,8 @@ def main() -> None:
     ap.add_argument("--low", type=float, default=0.5, help="FL300 threshold (info; does not flag)")
     args = ap.parse_args()
     rows = read_jsonl(RESULTS / "dumps" / f"{args.name}-calib.jsonl")
-    grid_c = [0.5, 0.6, 0.7, 0.8, 0.9]
-    grid_u = [0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]
-    grid_v = [1.0, 0.9, 0.7, 0.5, 0.3]
-    scored = []
-    for c, u, v in itertools.product(grid_c, grid_u, grid_v):
-        point = OperatingPoint(c, u, max(args.low, u), v)
-        per = task_prf(rows, point)
-        scored.append((point, per, float(np.mean([x[0] for x in per.values()])),
-                       float(np.mean([x[2] for x in per.values()])), min(x[0] for x in per.values()),
-                       min(x[1] for x in per.values())))
-    feasible = [s for s in scored if s[4] >= args.min_precision and s[5] >= args.min_recall]
-    if feasible:  # the most precise feasible point; ties: better F1, then lower thresholds
-        best = max(feasible, key=lambda s: (round(s[2], 4), round(s[3], 4), -s[0].contradiction,
-                                            -s[0].unsupported, -s[0].values))
-    else:  # none reaches both floors: the most precise point that keeps the recall floor, else the most precise
-        pool = [s for s in scored if s[5] >= args.min_recall] or scored
-        best = max(pool, key=lambda s: (round(s[4], 4), round(s[3], 4)))
+    grid_u = GRID_U
+    best, feasible = search(rows, args.min_precision, args.min_recall, args.low)
     point, per, mean_p, f1, pmin, rmin = best
     print(f"chosen: FL100 {point.contradiction}, FL200 {point.unsupported}, FL400 {point.values}, FL300 {point.low} "
           f"(mean precision {mean_p:.3f}, mean F1 {f1:.3f}, lowest task precision {pmin:.3f}, recall {rmin:.3f}; "

@@ -73,7 +73,8 @@ def dump_rows(args) -> Path:
 
     data = data_dir(args.data)
     cfg = Config(rules={"FL400": {"threshold": 1.0}},  # every value mismatch: flagged_ranges applies the gate
-                 model=args.model, evidence=args.evidence, unit=args.unit, runtime=args.runtime,
+                 model=args.model, evidence=args.evidence, grounding=getattr(args, "grounding", "on"),
+                 unit=args.unit, runtime=args.runtime,
                  precision=args.precision, relevance=args.relevance,
                  **({"split": args.sentence_split} if args.sentence_split else {}),
                  **({"context_split": args.context_split} if args.context_split else {}),
@@ -105,6 +106,9 @@ def dump_rows(args) -> Path:
                                   "fl400": fl400, "fl100": any(f.code == "FL100" and s.start <= f.start < s.end
                                                                for f in res.findings),
                                   "marks": [[s.start + a, s.start + b] for a, b in s.marks]})
+                    if s.grounding is not None:  # the checker's own probabilities (training/fit_grounding.py)
+                        sents[-1]["checker_p"] = [round(s.grounding.checker[k], 5) for k in
+                                                  ("entailment", "neutral", "contradiction")]
                     if s.claims is not None:  # unit = "both": the sentence's own verdict and each claim's
                         sents[-1]["claims"] = [{"start": c.start, "end": c.end, "p": [round(c.probs[k], 5) for k in
                                                 ("entailment", "neutral", "contradiction")]} for c in s.claims]
@@ -118,7 +122,8 @@ def dump_rows(args) -> Path:
     meta = {"name": args.name, "split": args.split, "limit_per_file": args.limit, "old_limit": args.old_limit,
             "model": args.model or "bundled", "runtime": type(linter.checker).__name__,
             "precision": args.precision, "relevance": f"{type(linter.relevance).__name__} {args.embedding_dir or ''}",
-            "evidence": args.evidence, "unit": args.unit, "sentence_split": cfg.split,
+            "evidence": args.evidence, "grounding": linter.grounding is not None, "unit": args.unit,
+            "sentence_split": cfg.split,
             "context_split": cfg.context_split, "sentences": n_sent,
             "sentences_per_s": n_sent / max(elapsed, 1e-9),
             "model_load_s": load_s, "fl400": "every value mismatch (the gate is applied when scoring)"}
@@ -270,6 +275,8 @@ def main() -> None:
     ap.add_argument("--embedding-dir", help="an ONNX embedding export to use instead of the bundled one")
     ap.add_argument("--unit", choices=["sentence", "both"], default="sentence",
                     help="both: dump each sentence's claims too (bench/claims_check.py compares the units)")
+    ap.add_argument("--grounding", choices=["on", "off"], default="on",
+                    help="score sentences with the checker's grounding model (off: P(entailment) alone)")
     ap.add_argument("--reuse", action="store_true", help="recompute metrics from an existing dump")
     ap.add_argument("--argmax", action="store_true", help="v0.1's operating point: the argmax label decides")
     args = ap.parse_args()
@@ -277,10 +284,13 @@ def main() -> None:
     if not args.reuse:
         path = dump_rows(args)
     from faithlint.config import Config
+    from faithlint.linter import Linter
 
-    point = None if args.argmax else Config().operating_point()
     rows = read_jsonl(path)
     meta = json.loads(path.with_suffix(".meta.json").read_text())
+    # the point the run's linter reports findings at: with grounding, the grounding model's calibrated one
+    grounded = "on" if meta.get("grounding") else "off"
+    point = None if args.argmax else Linter(Config(model=args.model, grounding=grounded)).operating_point()
     result = {**meta, "operating_point": point.__dict__ if point else "argmax", **summarise(rows, point)}
     save(f"dev_{args.name}.json" if args.split == "dev" else f"calib_{args.name}.json", result)
     body = [[t, m["rows"], m["precision"], m["recall"], m["f1"], m["flag_all_f1"], m["auroc_mean"],

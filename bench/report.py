@@ -53,13 +53,17 @@ def dev_md(old: dict | None, new: dict, point: dict | None) -> str:
               _pair(old["files"].get(name) if old else None, m, "recall"),
               _pair(old["files"].get(name) if old else None, m, "auroc")] for name, m in new["files"].items()]
     op = new["operating_point"]
-    note = (f"v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, GPU-trained model, "
-            f"operating point FL100 ≥ {op['contradiction']}, FL200 < {op['unsupported']}, FL400 where P(entailment) "
-            f"< {op['values']}), on the same rows. A response is *flagged* when it has any error or warning finding; "
-            "precision and recall are for \"hallucinated\" (the set's label says the output, or the sentence, is not "
-            "supported); flag-all F1 is what flagging everything scores. AUROC: 1 − the least entailed sentence, "
-            "at the level the set labels. Span F1: characters of error/warning findings against the labelled spans "
-            "(XSum hallucinations, Rotowire). Real-output files: every `*_dev` row (at most "
+    grounded = new.get("grounding")
+    score = "the faithfulness score" if grounded else "P(entailment)"
+    note = ("v0.1 (fixed windows, argmax labels) → the current checker (assembled evidence, GPU-trained model"
+            + (", grounding: the checker's verdict weighed with the content words and numbers the context lacks"
+               if grounded else "")
+            + f"; operating point FL100 ≥ {op['contradiction']}, FL200 where {score} < {op['unsupported']}, FL400 "
+            f"where {score} < {op['values']}), on the same rows. A response is *flagged* when it has any error or "
+            "warning finding; precision and recall are for \"hallucinated\" (the set's label says the output, or "
+            "the sentence, is not supported); flag-all F1 is what flagging everything scores. AUROC: 1 − the lowest "
+            "sentence score, at the level the set labels. Span F1: characters of error/warning findings against "
+            "the labelled spans (XSum hallucinations, Rotowire). Real-output files: every `*_dev` row (at most "
             f"{new['limit_per_file'] or 'all'} per file); earlier sets: {new['old_limit']} unseen-context rows per "
             f"file. Mean AUROC over files: {_pair(old, new, 'auroc_mean_all')} (real-output files "
             f"{_pair(old, new, 'auroc_mean_new')}). {new['sentences_per_s']:.1f} sentences/s in this run "
@@ -67,7 +71,9 @@ def dev_md(old: dict | None, new: dict, point: dict | None) -> str:
             f"`python bench/eval_dev.py --name NAME --limit {new['limit_per_file']}`.")
     if point:
         note += (f" The operating point was chosen on {point['rows']} calibration rows of the training-side files "
-                 "(`bench/calibrate.py`), precision first: the best mean precision over task types among the points "
+                 + ("(`training/fit_grounding.py`, which fits the grounding model on the same rows, with "
+                    "`bench/calibrate.py`'s rule)" if grounded else "(`bench/calibrate.py`)")
+                 + ", precision first: the best mean precision over task types among the points "
                  f"with precision ≥ {point['min_precision']} and recall ≥ {point.get('min_recall', 0)} on every task "
                  "type" + ("" if point["feasible"] else " (no point reached both; the most precise one)") + ".")
     return (table(head, rows) + "\n\n<details><summary>Per file</summary>\n\n"
@@ -124,10 +130,10 @@ def main() -> None:
     exp = MODEL_DIR / "export_report.json"
     e = json.loads(exp.read_text()) if exp.exists() else None
     parts = []
-    dev = load("dev_v2.json")
+    dev = load("dev_v3.json")
     if dev:
         parts.append("### Findings on real model outputs (development files)\n\n"
-                     + dev_md(load("dev_v01.json"), dev, load("operating_point_v2.json")))
+                     + dev_md(load("dev_v01.json"), dev, load("operating_point_grounding.json")))
     if f:
         parts.append("### Faithfulness on the development sets\n\n" + faithfulness_md(f))
     if n:

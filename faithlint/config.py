@@ -141,6 +141,7 @@ class Config(BaseModel):
     markdown_extensions: list[str] = Field(default_factory=lambda: [".md", ".markdown", ".mdx"])
     pair: list[PairRule] = Field(default_factory=list)
     monitor: Literal["off", "on"] = "off"
+    grounding: Literal["off", "on"] = "on"  # the checker's verdict + the words the context lacks (faithlint.grounding)
     monitor_aggregator: Literal["lr", "mlp"] = "lr"
     surrogate: str | None = None
     monitor_max_context: int = Field(default=384, ge=128, le=32768)
@@ -164,7 +165,7 @@ class Config(BaseModel):
     fod_temperature: float = Field(default=0.8, gt=0.0, le=2.0)
     fod_seed: int = 0
 
-    @field_validator("monitor", mode="before")
+    @field_validator("monitor", "grounding", mode="before")
     @classmethod
     def _on_off(cls, value: Any) -> Any:
         return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value

@@ -16,8 +16,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from faithlint.context_index import ContextIndex, context_file, doc_key
 from faithlint.digests import digest
 from faithlint.disk_cache import DiskCache, open_cache
 from faithlint.evidence import evidence_quote
+from faithlint.grounding import ContextTermsCache, GroundingModel, ground
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import load_relevance
 from faithlint.rules.base import Judged, RuleContext
@@ -42,6 +43,7 @@ from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
 from faithlint.sentences import SentenceSplitter, Splitters, load_spacy
 from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, RuleLike, Selection, Unit, UnitExtractor
+from faithlint.stats import Stats as Stats  # re-exported: it was defined here first
 from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, verdict_fields
 from faithlint.types import scale_1_5 as scale_1_5  # re-exported: it was defined here before types.py
 from faithlint.units import SentenceExtractor
@@ -49,27 +51,6 @@ from faithlint.windows import token_budget
 
 _NEUTRAL = np.array([0.0, 1.0, 0.0])
 _ENTAILED = np.array([1.0, 0.0, 0.0])
-
-
-@dataclass
-class Stats:
-    """Counters the server's status command and the benchmarks read."""
-
-    sentences_checked: int = 0  # units the checker judged: sentences and claims
-    claims_checked: int = 0
-    sentences_rescored: int = 0  # sentences with at least one pair the cache did not have
-    pairs_scored: int = 0
-    pair_cache_hits: int = 0
-    drafts_checked: int = 0
-    last: dict[str, int] = field(default_factory=dict)
-    # milliseconds per stage of the latest check (parse, split, evidence, checker, rules, results)
-    stage_ms: dict[str, float] = field(default_factory=dict)
-
-    def add_ms(self, stage: str, since: float) -> float:
-        """Add the time since ``since`` (a ``time.perf_counter()``) to ``stage``; returns now."""
-        now = time.perf_counter()
-        self.stage_ms[stage] = round(self.stage_ms.get(stage, 0.0) + 1000 * (now - since), 2)
-        return now
 
 
 class Linter:
@@ -105,6 +86,7 @@ class Linter:
         # evidence selected per unit: an edit re-selects only the sentences it changed
         self._selection_cache: LRUCache = LRUCache(20_000)
         self._count_cache: LRUCache = LRUCache(20_000)
+        self._terms = ContextTermsCache()  # context versions -> their words and numbers (grounding)
         self.stats = Stats()
 
     # lazily loaded parts
@@ -160,6 +142,15 @@ class Linter:
 
         c = self.config
         return load_monitor(c.surrogate, c.device, c.monitor_max_context, c.monitor_model)
+
+    @property
+    def grounding(self) -> GroundingModel | None:
+        """The checker's ``grounding.json`` (attached by :func:`load_checker`) with ``grounding = "on"``; None with
+        the monitor on (it reads the same signals) or a checker without one (LLM, Hugging Face id, a given fake)."""
+        c = self.config
+        if c.grounding != "on" or c.monitor == "on":
+            return None
+        return getattr(self.checker, "grounding", None)
 
     @property
     def claims(self) -> ClaimUnits:
@@ -458,6 +449,10 @@ class Linter:
         point = None
         if self.config.monitor == "on" and context and result.sentences:
             point = self._monitor_verdicts(result.sentences, context, query)
+        elif context and result.sentences and (model := self.grounding) is not None:
+            # claims keep the checker's verdicts (their own operating point), as does a sentence judged by them
+            ground(model, result.sentences, self._terms.get([doc_key(d) for d in context], context))
+            point = self.operating_point()
         for s in result.sentences:
             if s.verdict_from == "claims" and s.claims:
                 take_claims_verdict(s, self.config.claim_aggregation)
@@ -494,6 +489,12 @@ class Linter:
             r.set_verdict([*rescored(v.p, r.probs["contradiction"]).values()])
             r.monitor = dataclasses.replace(v, marks=[]) if isinstance(r, ClaimResult) else v
         return cfg.operating_point(monitor.model.thresholds.get(cfg.monitor_aggregator))
+
+    def operating_point(self) -> OperatingPoint:
+        """The thresholds of this linter's sentence findings without the monitor: configured ones, else the
+        grounding model's calibrated ones where it scores sentences, else the rules' defaults."""
+        model = self.grounding
+        return self.config.operating_point(model.thresholds if model is not None else None)
 
     def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult],
                   point: OperatingPoint | None = None, claims: Sequence[list[ClaimUnit]] = ()) -> list[Finding]:
@@ -591,4 +592,6 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
                     torch.set_num_threads(resolve_threads(threads))
                 _CHECKERS[key] = nli.NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
                                                 quantize=None if precision == "auto" else precision)
+            path = Path(nli.resolve_model(model)[0])  # the grounding fitted for these weights lives beside them
+            _CHECKERS[key].grounding = GroundingModel.load(path) if path.is_dir() else None
         return _CHECKERS[key]

@@ -30,6 +30,8 @@ def shared_options(*, context_help: str, fail_on_help: str) -> argparse.Argument
     p.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     p.add_argument("--monitor", choices=["on", "off"], default=None,
                    help="score sentences with the SynCheck-style monitor (surrogate LM + checker; default: config)")
+    p.add_argument("--grounding", choices=["on", "off"], default=None,
+                   help="score sentences by the checker and the words the context lacks (default: config, else on)")
     p.add_argument("--monitor-aggregator", choices=["lr", "mlp"], default=None,
                    help="the monitor's aggregator (default: config, else lr)")
     p.add_argument("--surrogate", metavar="PATH_OR_ID",
@@ -57,8 +59,8 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["ignore"] = [x.strip() for x in args.ignore.split(",") if x.strip()]
     if args.fail_on:
         overrides["fail_on"] = args.fail_on
-    for flag in ("monitor", "monitor_aggregator", "surrogate", "unit", "claim_aggregation", "claim_extractor",
-                 "checker"):
+    for flag in ("monitor", "grounding", "monitor_aggregator", "surrogate", "unit", "claim_aggregation",
+                 "claim_extractor", "checker"):
         if getattr(args, flag, None):
             overrides[flag] = getattr(args, flag)
     return overrides

@@ -111,6 +111,7 @@ class SentenceResult:
     evidence: Evidence | None
     windows: list[Evidence] = field(default_factory=list)
     monitor: Any = None  # faithlint.monitor.monitor.MonitorVerdict when the monitor is on
+    grounding: Any = None  # faithlint.grounding.GroundingVerdict when grounding scored the sentence
     claims: list[ClaimResult] | None = None  # with unit = "claim" or "both"; None: claims were not extracted
     verdict_from: str = "sentence"  # "sentence": the checker judged the sentence; "claims": aggregated from claims
     marks: list[tuple[int, int]] = field(default_factory=list)  # words the span head marks (offsets into text)
@@ -126,6 +127,8 @@ class SentenceResult:
                "scale_1_5": self.scale_1_5, "evidence": self.evidence.to_dict() if self.evidence else None}
         if self.monitor is not None:
             out["monitor"] = self.monitor.to_dict()
+        if self.grounding is not None:
+            out["grounding"] = self.grounding.to_dict()
         if self.claims is not None:
             out["verdict_from"] = self.verdict_from
             out["claims"] = [c.to_dict() for c in self.claims]

@@ -185,7 +185,7 @@ truncated to {max_length} tokens, as on the torch path.
 
 def write_sums(folder: Path) -> None:
     """SHA256SUMS: the safetensors line first (the checker's cache identity reads it), then the ONNX graphs."""
-    names = ["model.safetensors"] + [f for f in ("model.onnx", "model.int8.onnx", "span_head.json")
+    names = ["model.safetensors"] + [f for f in ("model.onnx", "model.int8.onnx", "span_head.json", "grounding.json")
                                      if (folder / f).exists()]
     (folder / "SHA256SUMS").write_text("".join(f"{sha256(folder / n)}  {n}\n" for n in names))
 

@@ -17,6 +17,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from faithlint.digests import digest
+from faithlint.grounding import rescored as rescored  # re-exported: it was defined here first
 from faithlint.monitor.featurize import Featurizer, context_text, evidence_text
 from faithlint.monitor.marks import unlifted_spans
 from faithlint.monitor.model import MonitorModel
@@ -38,17 +39,6 @@ class MonitorVerdict:
                 "features": {k: round(v, 4) for k, v in self.features.items()},
                 "drivers": [{"feature": n, "value": round(v, 4), "push": round(p, 4)} for n, v, p in self.drivers],
                 "marks": self.marks}
-
-
-def rescored(p: float, contradiction: float) -> dict[str, float]:
-    """A sentence's probabilities once the monitor says P(faithful) = ``p``.
-
-    The monitor decides support, not contradiction: P(contradiction) stays the checker's (capped by
-    what ``p`` leaves), so FL100 still means "the checker found the context contradicting it" at
-    the checker's threshold, and a sentence the monitor doubts without a contradiction is FL200.
-    """
-    con = min(contradiction, 1.0 - p)
-    return {"entailment": p, "neutral": max(0.0, 1.0 - p - con), "contradiction": con}
 
 
 class Monitor:

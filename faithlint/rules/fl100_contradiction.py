@@ -13,7 +13,7 @@ class Contradiction(Rule):
     name = "contradiction"
     severity = "error"
     summary = "The checker is confident the context contradicts the sentence, and they share a content word."
-    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/calibrate.py
+    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); without grounding (its grounding.json has 0.6)
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.verdict_code(judged) != self.code:

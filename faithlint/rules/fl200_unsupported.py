@@ -13,7 +13,7 @@ class Unsupported(Rule):
     name = "unsupported"
     severity = "warning"
     summary = "The checker is confident the context does not support the sentence."
-    threshold = 0.35  # P(entailment) < this; calibrated by bench/calibrate.py
+    threshold = 0.35  # P(entailment) < this without grounding (bench/calibrate.py); grounding.json holds its own
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.verdict_code(judged) != self.code:

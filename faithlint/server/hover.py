@@ -128,6 +128,8 @@ def render(state: DocState, s: SentenceResult) -> str:
         f"P(entailment) {p.get('entailment', 0):.2f} \u00b7 P(neutral) {p.get('neutral', 0):.2f} \u00b7 "
         f"P(contradiction) {p.get('contradiction', 0):.2f}",
     ]
+    if s.grounding is not None:  # the score is the checker's verdict weighed with what the context lacks
+        lines += ["", f"grounding: {s.grounding.summary()}"]
     windows = sorted(s.windows, key=lambda w: -w.weight)[:3]
     if windows:
         lines += ["", "Evidence windows:"]
