@@ -1,4 +1,4 @@
-"""FL200 unsupported: the checker is confident the context does not support the sentence."""
+"""FL200 unsupported: the faithfulness score says the context does not support the sentence."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ class Unsupported(Rule):
     code = "FL200"
     name = "unsupported"
     severity = "warning"
-    summary = "The checker is confident the context does not support the sentence."
+    summary = "The context does not support the sentence: its faithfulness score is below the threshold."
     threshold = 0.35  # P(entailment) < this without grounding (bench/calibrate.py); grounding.json holds its own
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
