@@ -106,6 +106,8 @@ def dump_rows(args) -> Path:
                                   "fl400": fl400, "fl100": any(f.code == "FL100" and s.start <= f.start < s.end
                                                                for f in res.findings),
                                   "marks": [[s.start + a, s.start + b] for a, b in s.marks]})
+                    if getattr(args, "with_evidence", False):  # what the checker read, for feature studies
+                        sents[-1]["evidence"] = "\n".join(w.text for w in s.windows)
                     if s.grounding is not None:  # the checker's own probabilities (training/fit_grounding.py)
                         sents[-1]["checker_p"] = [round(s.grounding.checker[k], 5) for k in
                                                   ("entailment", "neutral", "contradiction")]
@@ -277,6 +279,7 @@ def main() -> None:
                     help="both: dump each sentence's claims too (bench/claims_check.py compares the units)")
     ap.add_argument("--grounding", choices=["on", "off"], default="on",
                     help="score sentences with the checker's grounding model (off: P(entailment) alone)")
+    ap.add_argument("--with-evidence", action="store_true", help="dump each sentence's evidence text too")
     ap.add_argument("--reuse", action="store_true", help="recompute metrics from an existing dump")
     ap.add_argument("--argmax", action="store_true", help="v0.1's operating point: the argmax label decides")
     args = ap.parse_args()
