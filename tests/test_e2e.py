@@ -74,6 +74,19 @@ def test_sentence_fields_and_evidence_offsets(example_result):
     assert "$12.5 million" in contra.evidence.text
 
 
+def test_the_bundled_grounding_scores_every_sentence_the_checker_judged(example_result):
+    res = example_result
+    for s in res.sentences:
+        g = s.grounding
+        assert g is not None and s.score == g.p
+        assert abs(sum(g.checker.values()) - 1) < 1e-3 and set(g.features) == {
+            "entailment_logit", "content_absent", "numbers_absent"}
+    cafe = next(s for s in res.sentences if s.text == UNSUPPORTED)
+    others = [s for s in res.sentences if s.text != UNSUPPORTED]
+    # the café, the bakery and the top floor are nowhere in the context; every other sentence's words are
+    assert cafe.grounding.features["content_absent"] > max(s.grounding.features["content_absent"] for s in others)
+
+
 def run_cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "faithlint", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600)
