@@ -91,6 +91,7 @@ async def test_push_session_diagnostics_incremental_hover_actions_context(tmp_pa
         hover = await client.text_document_hover_async(types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=5)))
         assert hover is not None and "P(entailment)" in hover.contents.value and "/5" in hover.contents.value
+        assert "grounding: checker P(entailment)" in hover.contents.value  # the bundled model's grounding ran
 
         # every code action resolves to an edit that changes the text as its title says
         diags = await wait_for(lambda: [d for d in client.diagnostics.get(uri, []) if d.data["version"] == 2])

@@ -555,6 +555,21 @@ def _hover_sentence(monitor: object = None) -> SentenceResult:
                           evidence=window, windows=[window], monitor=monitor)
 
 
+def test_hover_shows_what_grounding_weighed() -> None:
+    from faithlint.grounding import GroundingVerdict
+    from faithlint.server.hover import render
+
+    state = DocState(uri="file:///d.md", path=None, language_id="markdown")
+    plain = render(state, _hover_sentence())
+    s = _hover_sentence()
+    s.grounding = GroundingVerdict(0.3, {"entailment": 0.81, "neutral": 0.1, "contradiction": 0.09},
+                                   {"entailment_logit": 1.45, "content_absent": 0.25, "numbers_absent": 3.0})
+    hover = render(state, s)
+    assert "grounding: checker P(entailment) 0.81 \u00b7 content words absent from the context 25% \u00b7 3+ " \
+           "number(s) absent" in hover
+    assert "grounding" not in plain
+
+
 def test_hover_shows_the_monitor_verdict_drivers_and_marks() -> None:
     from faithlint.monitor.monitor import MonitorVerdict
     from faithlint.server.hover import render
