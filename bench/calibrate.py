@@ -71,6 +71,19 @@ def search(rows: list[dict], min_precision: float = 0.7, min_recall: float = 0.7
     return max(pool, key=lambda s: (round(s[4], 4), round(s[3], 4))), False
 
 
+def per_task_dict(per: dict[str, tuple[float, float, float, float]]) -> dict[str, dict[str, float]]:
+    return {t: dict(zip(("precision", "recall", "f1", "precision_at_30"), map(float, v))) for t, v in per.items()}
+
+
+def trade_off(rows: list[dict], point: OperatingPoint, grid_u: list[float]) -> list[list]:
+    """The FL200 trade-off around ``point``: [threshold, "precision/recall" per task type] per FL200 threshold."""
+    curve = []
+    for u in grid_u:
+        p = OperatingPoint(point.contradiction, u, max(point.low, u), point.values)
+        curve.append([u, *[f"{a:.2f}/{b:.2f}" for a, b, _, _ in task_prf(rows, p).values()]])
+    return curve
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--name", required=True)
@@ -79,7 +92,6 @@ def main() -> None:
     ap.add_argument("--low", type=float, default=0.5, help="FL300 threshold (info; does not flag)")
     args = ap.parse_args()
     rows = read_jsonl(RESULTS / "dumps" / f"{args.name}-calib.jsonl")
-    grid_u = GRID_U
     best, feasible = search(rows, args.min_precision, args.min_recall, args.low)
     point, per, mean_p, f1, pmin, rmin = best
     print(f"chosen: FL100 {point.contradiction}, FL200 {point.unsupported}, FL400 {point.values}, FL300 {point.low} "
@@ -88,19 +100,12 @@ def main() -> None:
           f"{args.min_recall} on every task)")
     print(table(["task", "precision", "recall", "F1", f"precision at {PRIOR:.0%} hallucinated"],
                 [[t, *v] for t, v in per.items()]))
-    curve = []
-    for u in grid_u:
-        p = OperatingPoint(point.contradiction, u, max(args.low, u), point.values)
-        per_u = task_prf(rows, p)
-        curve.append([u, *[f"{a:.2f}/{b:.2f}" for a, b, _, _ in per_u.values()]])
+    curve = trade_off(rows, point, GRID_U)
     print("FL200 threshold trade-off (precision/recall per task):")
     print(table(["FL200 threshold", *per.keys()], curve))
     save(f"operating_point_{args.name}.json", {
         "dump": args.name, "rows": len(rows), "min_precision": args.min_precision, "min_recall": args.min_recall,
-        "feasible": bool(feasible),
-        "chosen": point.__dict__, "per_task": {t: dict(zip(("precision", "recall", "f1", "precision_at_30"), v))
-                     for t, v in per.items()},
-        "curve": curve})
+        "feasible": bool(feasible), "chosen": point.__dict__, "per_task": per_task_dict(per), "curve": curve})
     print(json.dumps(point.__dict__))
 
 

@@ -73,7 +73,7 @@ def dump_rows(args) -> Path:
 
     data = data_dir(args.data)
     cfg = Config(rules={"FL400": {"threshold": 1.0}},  # every value mismatch: flagged_ranges applies the gate
-                 model=args.model, evidence=args.evidence, grounding=getattr(args, "grounding", "on"),
+                 model=args.model, evidence=args.evidence, grounding=args.grounding,
                  unit=args.unit, runtime=args.runtime,
                  precision=args.precision, relevance=args.relevance,
                  **({"split": args.sentence_split} if args.sentence_split else {}),
@@ -106,7 +106,7 @@ def dump_rows(args) -> Path:
                                   "fl400": fl400, "fl100": any(f.code == "FL100" and s.start <= f.start < s.end
                                                                for f in res.findings),
                                   "marks": [[s.start + a, s.start + b] for a, b in s.marks]})
-                    if getattr(args, "with_evidence", False):  # what the checker read, for feature studies
+                    if args.with_evidence:  # what the checker read, for feature studies
                         sents[-1]["evidence"] = "\n".join(w.text for w in s.windows)
                     if s.grounding is not None:  # the checker's own probabilities (training/fit_grounding.py)
                         sents[-1]["checker_p"] = [round(s.grounding.checker[k], 5) for k in

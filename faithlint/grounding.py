@@ -17,32 +17,22 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cachetools import LRUCache
+from cachetools import LRUCache, cached
 
 from faithlint.errors import ModelError, first_line
-from faithlint.relevance import content_words
+from faithlint.evidence import terms
 from faithlint.types import ContextDoc, SentenceResult
 
 FILE = "grounding.json"
 FEATURES = ("entailment_logit", "content_absent", "numbers_absent")
 NUMBERS_CAP = 3  # a fourth absent figure says nothing the third did not
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _EPS = 1e-4
-
-
-@dataclass(frozen=True)
-class ContextTerms:
-    """What the whole context says: its content words and its numbers (as written, digits only)."""
-
-    words: frozenset[str]
-    numbers: frozenset[str]
 
 
 def rescored(p: float, contradiction: float) -> dict[str, float]:
@@ -56,43 +46,28 @@ def rescored(p: float, contradiction: float) -> dict[str, float]:
     return {"entailment": p, "neutral": max(0.0, 1.0 - p - con), "contradiction": con}
 
 
-def context_terms(texts: Sequence[str]) -> ContextTerms:
-    words: set[str] = set()
-    numbers: set[str] = set()
-    for text in texts:
-        words |= content_words(text)
-        numbers.update(_NUMBER.findall(text))
-    return ContextTerms(frozenset(words), frozenset(numbers))
+def context_terms(texts: Sequence[str]) -> frozenset[str]:
+    """What the whole context says: its :func:`~faithlint.evidence.terms` (content words, and numbers as "#12")."""
+    return frozenset().union(*(terms(text) for text in texts))
 
 
-class ContextTermsCache:
-    """:func:`context_terms` per context version: the server re-checks against the same context on every edit."""
-
-    def __init__(self, size: int = 64) -> None:
-        self._cache: LRUCache = LRUCache(size)
-        self._lock = threading.Lock()
-
-    def get(self, keys: Sequence[str], context: Sequence[ContextDoc]) -> ContextTerms:
-        """``keys``: the documents' version keys (:func:`faithlint.context_index.doc_key`)."""
-        key = tuple(keys)
-        with self._lock:
-            hit = self._cache.get(key)
-        if hit is None:
-            hit = context_terms([doc.text for doc in context])
-            with self._lock:
-                self._cache[key] = hit
-        return hit
+@cached(LRUCache(64), key=lambda keys, context: tuple(keys), lock=threading.Lock())
+def context_terms_of(keys: Sequence[str], context: Sequence[ContextDoc]) -> frozenset[str]:
+    """:func:`context_terms` per context version (``keys``: :func:`faithlint.context_index.doc_key` of each
+    document): the server re-checks against the same context on every edit."""
+    return context_terms([doc.text for doc in context])
 
 
-def features(sentence: str, entailment: float, terms: ContextTerms) -> dict[str, float]:
-    """The model's inputs for one sentence (names as in :data:`FEATURES`)."""
+def features(sentence: str, entailment: float, context: frozenset[str]) -> dict[str, float]:
+    """The model's inputs for one sentence (names as in :data:`FEATURES`); ``context``: its :func:`context_terms`."""
     p = min(max(float(entailment), 0.0), 1.0)
-    words = content_words(sentence)
-    numbers = set(_NUMBER.findall(sentence))
+    own = terms(sentence)
+    words = [t for t in own if not t.startswith("#")]
+    absent_numbers = sum(t.startswith("#") and t not in context for t in own)
     return {
         "entailment_logit": math.log(p + _EPS) - math.log(1.0 - p + _EPS),
-        "content_absent": sum(w not in terms.words for w in words) / len(words) if words else 0.0,
-        "numbers_absent": float(min(sum(n not in terms.numbers for n in numbers), NUMBERS_CAP)),
+        "content_absent": sum(w not in context for w in words) / len(words) if words else 0.0,
+        "numbers_absent": float(min(absent_numbers, NUMBERS_CAP)),
     }
 
 
@@ -131,8 +106,8 @@ class GroundingModel:
         z = self.intercept + sum(w * row[name] for name, w in self.coefficients.items())
         return 1.0 / (1.0 + math.exp(min(z, 700.0)))
 
-    def judge(self, sentence: str, probs: dict[str, float], terms: ContextTerms) -> GroundingVerdict:
-        row = features(sentence, probs["entailment"], terms)
+    def judge(self, sentence: str, probs: dict[str, float], context: frozenset[str]) -> GroundingVerdict:
+        row = features(sentence, probs["entailment"], context)
         return GroundingVerdict(self.score(row), dict(probs), row)
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,11 +138,12 @@ class GroundingModel:
             raise ModelError(f"{path}: not a grounding model ({first_line(exc)})") from None
 
 
-def ground(model: GroundingModel, results: Sequence[SentenceResult], terms: ContextTerms) -> None:
-    """Score each sentence the checker judged itself: its probabilities become :func:`rescored` ones."""
+def ground(model: GroundingModel, results: Sequence[SentenceResult], context: frozenset[str]) -> None:
+    """Score each sentence the checker judged itself (``context``: :func:`context_terms`): its probabilities
+    become :func:`rescored` ones."""
     for r in results:
         if r.verdict_from != "sentence":
             continue
-        g = model.judge(r.text, r.probs, terms)
+        g = model.judge(r.text, r.probs, context)
         r.set_verdict([*rescored(g.p, r.probs["contradiction"]).values()])
         r.grounding = g

@@ -34,7 +34,7 @@ from faithlint.context_index import ContextIndex, context_file, doc_key
 from faithlint.digests import digest
 from faithlint.disk_cache import DiskCache, open_cache
 from faithlint.evidence import evidence_quote
-from faithlint.grounding import ContextTermsCache, GroundingModel, ground
+from faithlint.grounding import GroundingModel, context_terms_of, ground
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import load_relevance
 from faithlint.rules.base import Judged, RuleContext
@@ -86,7 +86,6 @@ class Linter:
         # evidence selected per unit: an edit re-selects only the sentences it changed
         self._selection_cache: LRUCache = LRUCache(20_000)
         self._count_cache: LRUCache = LRUCache(20_000)
-        self._terms = ContextTermsCache()  # context versions -> their words and numbers (grounding)
         self.stats = Stats()
 
     # lazily loaded parts
@@ -451,7 +450,7 @@ class Linter:
             point = self._monitor_verdicts(result.sentences, context, query)
         elif context and result.sentences and (model := self.grounding) is not None:
             # claims keep the checker's verdicts (their own operating point), as does a sentence judged by them
-            ground(model, result.sentences, self._terms.get([doc_key(d) for d in context], context))
+            ground(model, result.sentences, context_terms_of([doc_key(d) for d in context], context))
             point = self.operating_point()
         for s in result.sentences:
             if s.verdict_from == "claims" and s.claims:

@@ -30,8 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "training")]
 
-from calibrate import GRID_U, search, task_prf  # noqa: E402  (bench/)
-from common import save  # noqa: E402  (bench/)
+from calibrate import GRID_U, per_task_dict, search, trade_off  # noqa: E402  (bench/)
+from common import read_jsonl, save  # noqa: E402  (bench/)
 from export_onnx import write_sums  # noqa: E402  (training/)
 
 from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
@@ -46,30 +46,27 @@ def read_rows(data: Path, files: set[str]) -> dict[tuple[str, str], dict]:
         path = data / "faithfulness" / f"{name}.jsonl"
         if not path.exists():
             sys.exit(f"error: {path}: not found (the dump's rows need their texts and contexts)")
-        with path.open(encoding="utf-8") as f:
-            for line in f:
-                r = json.loads(line)
-                out[(name, r["id"])] = r
+        out.update(((name, r["id"]), r) for r in read_jsonl(path))
     return out
 
 
 def featurised(dump: list[dict], data: Path) -> list[dict]:
     """The dump's rows with each sentence's checker probabilities and grounding features."""
     rows = read_rows(data, {d["file"] for d in dump})
-    terms: dict[str, object] = {}
+    known: dict[str, frozenset[str]] = {}  # context -> its terms
     out = []
     for d in dump:
         r = rows.get((d["file"], d["id"]))
         if r is None:
             sys.exit(f"error: {d['file']}: no row with id {d['id']!r} (was the data changed since the dump?)")
         ctx = r["context"]
-        if ctx not in terms:
-            terms[ctx] = context_terms([ctx])
+        if ctx not in known:
+            known[ctx] = context_terms([ctx])
         sents = []
         for s in d["sentences"]:
             p = s.get("checker_p") or s["p"]
             sents.append({**s, "checker_p": p,
-                          "x": features(r["text"][s["start"]:s["end"]], p[0], terms[ctx])})  # type: ignore[arg-type]
+                          "x": features(r["text"][s["start"]:s["end"]], p[0], known[ctx])})
         out.append({**d, "sentences": sents})
     return out
 
@@ -107,7 +104,7 @@ def main() -> None:
     args = ap.parse_args()
     from sklearn.linear_model import LogisticRegression
 
-    dump = [json.loads(line) for line in args.dump.read_text(encoding="utf-8").splitlines() if line.strip()]
+    dump = read_jsonl(args.dump)
     rows = featurised(dump, args.data)
     x, y = training_set(rows)
     lr = LogisticRegression(C=args.C, max_iter=2000, class_weight="balanced").fit(x, y)
@@ -128,17 +125,13 @@ def main() -> None:
                                                                            if args.dump.is_absolute() else args.dump),
             "inputs": sorted({d["file"] for d in dump}), "outputs": len(rows), "sentences_fitted": int(len(y)),
             "hallucinated": int(y.sum()), "C": args.C, "class_weight": "balanced", "feasible": feasible,
-            "calibration": {t: dict(zip(("precision", "recall", "f1", "precision_at_30"), map(float, v)))
-                            for t, v in per.items()}}
+            "calibration": per_task_dict(per)}
     model = GroundingModel(model.coefficients, model.intercept, thresholds, meta)
     model.save(args.out / FILE)
-    curve = []  # the FL200 trade-off on the calibration rows (bench/calibrate.py's format, for the README)
-    for u in sorted({*GRID_U, point.unsupported}):
-        p = type(point)(point.contradiction, u, max(point.low, u), point.values)
-        curve.append([u, *[f"{a:.2f}/{b:.2f}" for a, b, _, _ in task_prf(calib, p).values()]])
-    save("operating_point_grounding.json", {
+    save("operating_point_grounding.json", {  # bench/calibrate.py's record, for the README
         "dump": str(args.dump), "rows": len(rows), "min_precision": 0.7, "min_recall": 0.7, "feasible": feasible,
-        "chosen": point.__dict__, "per_task": meta["calibration"], "curve": curve,
+        "chosen": point.__dict__, "per_task": meta["calibration"],
+        "curve": trade_off(calib, point, sorted({*GRID_U, point.unsupported})),
         "score": "grounding (faithlint/grounding.py)"})
     if (args.out / "SHA256SUMS").exists():
         write_sums(args.out)
