@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 
 import numpy as np
-from common import RESULTS, ROOT, data_dir, read_jsonl, save, table
+from common import RESULTS, ROOT, data_dir, git_revision, read_jsonl, save, table
 from eval_dev import flagged_ranges, prf, summarise, unit_codes
 
 from faithlint.config import Config
@@ -140,9 +139,9 @@ def main() -> None:
     print(f"development rows ({len(dev)}), claim point FL110 {claim_point.contradiction}, "
           f"FL210 {claim_point.unsupported}:")
     print(table(["unit", "task", "rows", "precision", "recall", "F1", "AUROC", "span F1"], body))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    commit = git_revision(ROOT) or ""
     out.update({"claim_point": claim_point.__dict__, "dev_rows": len(dev), "results": results,
-                "command": f"python bench/claims_check.py --name {args.name}", "commit": commit.strip()})
+                "command": f"python bench/claims_check.py --name {args.name}", "commit": commit})
     save("claims_check.json", out)
 
 

@@ -37,14 +37,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, read_jsonl, save, table
+from common import ROOT, git_revision, read_jsonl, save, table
 
 GOLD = ROOT / "tests" / "data" / "claims_gold.jsonl"
 THRESHOLD = 0.5
@@ -199,15 +198,6 @@ def llm(args: argparse.Namespace) -> tuple[Any, Callable[[], object]]:
     return ext, load if callable(load) else (lambda: None)
 
 
-def _git_commit() -> str | None:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head.stdout.strip() + ("-dirty" if dirty.strip() else "")
-
-
 def evaluate(name: str, factory: Callable[[], tuple[Any, Callable[[], object]]], rows: Sequence[dict]) -> dict:
     t0 = time.perf_counter()
     ext, load = factory()
@@ -254,7 +244,7 @@ def main() -> None:
         "rule": f"token F1 >= {THRESHOLD} on subject, object and predicate (or both copula-like), "
                 "negation must agree, one-to-one greedy",
         "command": " ".join(["python", *sys.argv]),
-        "commit": _git_commit(),
+        "commit": git_revision(ROOT, short=False, mark_dirty=True),
         "extractors": results,
     }
     path = save(args.out, out)

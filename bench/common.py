@@ -11,6 +11,7 @@ DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT))
 
+from faithlint.train.revision import git_revision  # noqa: E402,F401  (re-exported for the benchmarks' records)
 from faithlint.train.splits import sample  # noqa: E402,F401  (the one deterministic sample; re-exported here)
 
 

@@ -51,7 +51,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import threading
 import time
 import traceback
@@ -59,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from common import ROOT, data_dir, read_jsonl, sample, save, table
+from common import ROOT, data_dir, git_revision, read_jsonl, sample, save, table
 
 TASK_FILES = {  # task type -> its real-output development files
     "qa": ["halueval_qa_dev", "lfqa_verification_dev"],
@@ -527,10 +526,10 @@ def main() -> None:
     tasks: dict[str, int] = {}
     for r in resp:
         tasks[r["task"]] = tasks.get(r["task"], 0) + 1
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    commit = git_revision(ROOT) or ""
     out = {"command": "python bench/corrections.py " + " ".join(
                f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if v not in (None, "", 0)),
-           "commit": commit.strip(), "machine": machine(), "settings": {
+           "commit": commit, "machine": machine(), "settings": {
                "limit": args.limit, "quotas": quotas(args.limit), "max_per_response": args.max_per_response,
                "flagging_linter": "Config() (unit=sentence, default model)",
                "judge": "Config(unit='both'), default model (the settings RAC re-checks with)",

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from export_onnx import write_sums  # noqa: E402  (training/)
 
 from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.grounding import FEATURES, FILE, GroundingModel, context_terms, features, rescored  # noqa: E402
+from faithlint.train.revision import git_revision  # noqa: E402
 
 FINE_GRID_U = [round(x, 2) for x in np.arange(0.2, 0.605, 0.01)]  # P(faithful) thresholds searched for FL200
 
@@ -115,12 +115,7 @@ def main() -> None:
     point, per = best[0], best[1]
     thresholds = {"FL100": point.contradiction, "FL200": point.unsupported, "FL300": point.low,
                   "FL400": point.values}
-    try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        rev = None
-    meta = {"trained": datetime.date.today().isoformat(), "git": rev,
+    meta = {"trained": datetime.date.today().isoformat(), "git": git_revision(ROOT),
             "command": "python training/fit_grounding.py --dump " + str(args.dump.relative_to(ROOT)
                                                                            if args.dump.is_absolute() else args.dump),
             "inputs": sorted({d["file"] for d in dump}), "outputs": len(rows), "sentences_fitted": int(len(y)),

