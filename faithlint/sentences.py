@@ -33,6 +33,14 @@ _ABBREVIATIONS = {
     "dec", "u.s", "u.k", "a.m", "p.m", "ph.d", "vol", "pp", "ed", "eds", "rev", "sgt", "capt",
     "col", "lt", "cmdr", "ave", "blvd", "rd", "nos", "op", "ca", "resp",
 }
+# Of those, the ones whose lower-case form is also a word or a unit ("fell to 310 ms.", "I said no.", "came
+# 1st."): an abbreviation only capitalised ("Ms. Okafor", "Dec. 4"), or, for numbering ones, before a number.
+_CAPITALISED_ONLY = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "gen", "gov", "sgt", "capt", "col", "lt", "cmdr",
+    "rev", "ed", "eds", "est", "op", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+    "dec", "no", "nos", "fig", "figs", "vol",
+}
+_BEFORE_NUMBER = {"no", "nos", "fig", "figs", "vol", "op"}
 _CLOSERS = "\"'”’)]}»"
 _BOUNDARY = re.compile(r"[.!?…]+[" + re.escape(_CLOSERS) + r"]*(?=\s+|$)")
 
@@ -49,7 +57,9 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     if m:
         word = m.group(1).lower().rstrip(".")
         if word in _ABBREVIATIONS:
-            return True
+            if word not in _CAPITALISED_ONLY or m.group(1)[0].isupper():
+                return True
+            return word in _BEFORE_NUMBER and re.match(r"\s*\d", text[dot + 1:]) is not None
         if len(word) == 1 and m.group(1)[0].isupper():  # initials: "J. R. R. Tolkien"
             return True
     return False
@@ -300,11 +310,32 @@ class SentenceSplitter:
                 docs = self.nlp.pipe(list(todo), disable=self._disable, batch_size=32)
                 raws = [[Span(s.start_char, s.end_char) for s in d.sents] for d in docs]
             for (t, idx), raw in zip(todo.items(), raws):
-                spans = _merge_fragments(t, _trim(t, raw))
+                spans = _merge_fragments(t, _split_after_units(t, _trim(t, raw)))
                 self._cache[t] = tuple(spans)
                 for i in idx:
                     out[i] = list(spans)
         return [o if o is not None else [] for o in out]
+
+
+# "... from 820 ms to 310 ms. Four of the six ...": spaCy's senter reads "ms." as the title "Ms." before a
+# capitalised word and draws no boundary there; a unit after a number ends the sentence.
+_UNIT_END = re.compile(r"\d\s?[A-Za-z]{1,4}\.(?=\s+[A-Z][a-z])")
+
+
+def _split_after_units(text: str, spans: list[Span]) -> list[Span]:
+    """Cut a sentence after a number's unit ("310 ms.") followed by a capitalised word, unless the unit is an
+    abbreviation (``_is_abbreviation``: "9 a.m. Monday" stays one sentence)."""
+    out: list[Span] = []
+    for sp in spans:
+        start = sp.start
+        for m in _UNIT_END.finditer(text, sp.start, sp.end):
+            dot = m.end() - 1
+            if dot + 1 >= sp.end or _is_abbreviation(text, dot):
+                continue
+            out.append(Span(start, dot + 1))
+            start = dot + 1 + (len(text[dot + 1:sp.end]) - len(text[dot + 1:sp.end].lstrip()))
+        out.append(Span(start, sp.end))
+    return out
 
 
 _TOKEN_END = re.compile(r"\s[.!?][" + re.escape(_CLOSERS) + r"]*$")  # "friday ." / "it ? '" (not "...")

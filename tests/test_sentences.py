@@ -70,6 +70,28 @@ def test_a_free_standing_full_stop_ends_a_sentence(component, text, n):
     assert spans[-1].end == len(text)
 
 
+UNITS_AND_WORDS = [  # lower-case abbreviation look-alikes that end a sentence, against real abbreviations
+    ("Latency fell from 820 ms to 310 ms. Four of the six VMs were retired.", 2),
+    ("It weighs 5 kg. The box is small.", 2),
+    ("He said no. Then he left.", 2),
+    ("He finished 1st. Then he rested.", 2),
+    ("We met Ms. Okafor at the library. She is the director.", 2),
+    ("See No. 5 and fig. 3 for the details. They are long.", 2),
+    ("The library reopened on Dec. 4, 2024. It was busy.", 2),
+    ("It opened at 9 a.m. Monday was the busiest day.", 1),  # "a.m." stays an abbreviation
+]
+
+
+@pytest.mark.parametrize("backend", ["rules", "parser", "senter"])
+@pytest.mark.parametrize("text,n", UNITS_AND_WORDS)
+def test_units_and_lower_case_words_end_sentences_titles_do_not(backend, text, n):
+    """"310 ms." is milliseconds, not the title "Ms.", and "no." is the word "no" unless a number follows."""
+    spans = split_rule_based(text) if backend == "rules" else _spacy(backend).split(text)
+    assert len(spans) == n, [text[s.start:s.end] for s in spans]
+    assert [text[s.start:s.end] for s in spans] == [text[s.start:s.end].strip() for s in spans]
+    assert spans[-1].end == len(text)
+
+
 def test_senter_is_its_own_backend_and_resplits_run_on_text():
     """The senter names itself (cached splits are keyed by it); a run-on "sentence" it leaves longer than
     RESPLIT_TOKENS words is cut by the parser, so evidence pieces are not cut at arbitrary words."""
