@@ -204,11 +204,11 @@ class Linter:
         gc.freeze()  # the models live as long as the process: full collections (~0.1 s, mid-check) skip them
 
     # ------------------------------------------------------------------ public API
-    def sentences(self, text: str, markdown: bool = True, extracted: Extracted | None = None
-                  ) -> tuple[Extracted, list[Unit]]:
-        """The parsed draft and the units the checker will judge."""
+    def sentences(self, text: str, markdown: bool = True, extracted: Extracted | None = None,
+                  query: str | None = None) -> tuple[Extracted, list[Unit]]:
+        """The parsed draft and the units the checker will judge (``query``: see :class:`SentenceExtractor`)."""
         ex = extracted if extracted is not None else extract(text, markdown=markdown)
-        return ex, self.extractor.units(ex, self.config)
+        return ex, self.extractor.units(ex, self.config, query=query)
 
     def check(self, text: str, context: Sequence[ContextDoc], *, path: str | None = None, id: str | None = None,
               query: str | None = None, markdown: bool = True, extracted: Extracted | None = None,
@@ -226,7 +226,7 @@ class Linter:
         t = time.perf_counter()
         ex = extracted if extracted is not None else extract(text, markdown=markdown)
         t = self.stats.add_ms("parse", t)
-        units = self.extractor.units(ex, self.config)
+        units = self.extractor.units(ex, self.config, query=query)
         self.stats.add_ms("split", t)
         result = DraftResult(text=text, path=path, id=id)
         if ex.front_matter_error:

@@ -55,7 +55,7 @@ class Unit:
 class UnitExtractor(Protocol):
     """Splits the parsed draft into the units the checker judges."""
 
-    def units(self, extracted: Extracted, config: Config) -> list[Unit]: ...
+    def units(self, extracted: Extracted, config: Config, query: str | None = None) -> list[Unit]: ...
 
 
 @dataclass

@@ -138,6 +138,26 @@ def test_clean_draft_exits_0(tmp_path):
     assert cli.main(["check", str(tmp_path / "good.md"), "--select", "FL400", "--fail-on", "never"]) == 0
 
 
+def test_a_bare_answer_to_a_query_is_checked(tmp_path, capsys):
+    """A one-fragment answer ("$15 million.") is under min_words, but with --query it is the whole answer."""
+    shutil.copy(EXAMPLE / "answer.context.md", tmp_path / "a.context.md")
+    draft = tmp_path / "a.md"
+    q = "How much did the renovation cost?"
+    draft.write_text("$15 million.\n")
+    assert cli.main(["check", str(draft), "--query", q, "--format", "json"]) == 1
+    r = json.loads(capsys.readouterr().out)["results"][0]
+    assert [s["text"] for s in r["sentences"]] == ["$15 million."]
+    assert {f["code"] for f in r["findings"]} == {"FL200", "FL400"}
+    draft.write_text("$12.5 million.\n")
+    assert cli.main(["check", str(draft), "--query", q, "--format", "json"]) == 0
+    r = json.loads(capsys.readouterr().out)["results"][0]
+    assert [s["text"] for s in r["sentences"]] == ["$12.5 million."] and r["findings"] == []
+    # without the question it states nothing to check
+    draft.write_text("$15 million.\n")
+    assert cli.main(["check", str(draft), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["sentences"] == []
+
+
 def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     from faithlint import linter as linter_mod
 

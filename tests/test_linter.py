@@ -165,6 +165,26 @@ def test_headings_and_fragments_are_skipped_unless_configured():
     assert [s.text for s in lt.check(text, CTX).sentences] == ["A CONTRA title", "OK.", "The library UNSUP reopened."]
 
 
+
+def test_a_one_fragment_answer_to_a_query_is_checked_as_a_claim():
+    """"1998." is too short to be a sentence worth checking, unless it is the whole answer to a question: then
+    it is checked, as "The answer to the question ... is: 1998." (what the checker is shown)."""
+    lt, checker = linter()
+    q = "When did the library reopen?"
+    res = lt.check("UNSUP 1998.", CTX, query=q, markdown=False)
+    assert [s.text for s in res.sentences] == ["UNSUP 1998."]
+    assert codes(res) == [("FL200", "UNSUP 1998.")]
+    assert any(h.startswith("The answer to the question \u201cWhen did the library reopen?\u201d is: UNSUP 1998.")
+               for h in checker.hypotheses)
+    # the same words without the question, in a longer answer, or with query_claim = "never" stay unchecked
+    assert lt.check("UNSUP 1998.", CTX, markdown=False).sentences == []
+    assert [s.text for s in lt.check("UNSUP 1998. The library UNSUP reopened.", CTX, query=q,
+                                     markdown=False).sentences] == ["The library UNSUP reopened."]
+    lt_never, _ = linter(query_claim="never")
+    assert lt_never.check("UNSUP 1998.", CTX, query=q, markdown=False).sentences == []
+    # punctuation alone is no answer
+    assert lt.check("…", CTX, query=q, markdown=False).sentences == []
+
 def test_rescored_sentences_are_counted():
     lt, _ = linter(ignore=["FL400"], verbatim=False)
     lt.check("The library reopened. It is closed on Sundays.", CTX)

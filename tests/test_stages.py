@@ -32,7 +32,7 @@ class BlockExtractor:
     def __init__(self) -> None:
         self.calls = 0
 
-    def units(self, extracted, config):
+    def units(self, extracted, config, query=None):
         self.calls += 1
         return [Unit(b, 0, len(b.text), *b.to_source(0, len(b.text)), kind="block") for b in extracted.blocks]
 

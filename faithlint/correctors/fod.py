@@ -127,7 +127,7 @@ class FODCorrector:
                 result: DraftResult | None = None, within: tuple[int, int] | None = None) -> list[Target]:
         """The flagged sentences of ``text`` (overlapping ``within``) with what their regeneration needs."""
         res = result if result is not None else self.check(text, context, query, markdown)
-        _, units = self.linter.sentences(text, markdown)
+        _, units = self.linter.sentences(text, markdown, query=query)
         blocks = {(u.start, u.end): u for u in units}
         count = self.linter.config.fod_sentences
         out: list[Target] = []

@@ -103,7 +103,7 @@ class RACCorrector:
         """The flagged sentences of ``text`` with their facts verified (steps 1 and 2)."""
         lt = self.linter
         res = result if result is not None else self.check(text, context, query, markdown)
-        _, units = lt.sentences(text, markdown)
+        _, units = lt.sentences(text, markdown, query=query)
         claims, _ = lt.claims.claims(units)
         out: list[Target] = []
         for i, s in enumerate(res.sentences):
