@@ -75,9 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     fixing = c.add_mutually_exclusive_group()
     fixing.add_argument("--fix", action="store_true",
-                        help="apply safe fixes to the drafts (the FL400 value swap), then report what remains")
+                        help="apply safe fixes to the drafts, then report what remains")
     fixing.add_argument("--diff", action="store_true",
                         help="print the safe fixes as a unified diff instead of the report; change nothing")
+    c.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff, the unsafe fixes too: FL400's value swap, which may be wrong")
 
     add_fix_arguments(sub.add_parser("fix", help="correct drafts from their context: print a diff, or --write it",
                                      parents=[shared_options(context_help="context file or folder (repeatable)",
@@ -205,6 +207,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
     if args.pairs and (args.fix or args.diff):
         raise FaithlintError(f"--{'fix' if args.fix else 'diff'} works on draft files, not on --pairs batches")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise FaithlintError("--unsafe-fixes goes with --fix or --diff")
     if not args.pairs and not args.paths:
         raise FaithlintError("no drafts given: faithlint check PATH... (or --pairs FILE.jsonl)")
     batch_mode = args.engine != "local" or args.resume
@@ -262,7 +266,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.output:
         _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
     prog = _progress(len(jobs), not args.no_progress)
-    fixer = _Fixer(args.fix, args.diff)
+    fixer = _Fixer(args.fix, args.diff, args.unsafe_fixes)
     try:
         for job in jobs:
             res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
@@ -307,16 +311,18 @@ def _check_pairs_jsonl(args: argparse.Namespace, config: Any) -> int:
 
 
 class _Fixer:
-    """``--fix`` (write the safe fixes, re-check what is left) and ``--diff`` (collect them as a diff)."""
+    """``--fix`` (write the safe fixes, re-check what is left) and ``--diff`` (collect them as a diff); with
+    ``--unsafe-fixes`` the unsafe ones too."""
 
     PASSES = 5  # a fix may make another one possible; stop long before a pathological loop matters
 
-    def __init__(self, write: bool, diff: bool) -> None:
-        self.write, self.diff = write, diff
+    def __init__(self, write: bool, diff: bool, unsafe: bool = False) -> None:
+        self.write, self.diff, self.unsafe = write, diff, unsafe
         self.enabled = write or diff
         self.diffs: list[str] = []
         self.fixed = 0
         self.drafts = 0
+        self.held_back = 0  # unsafe fixes left out (the first pass's), for the summary
 
     def fix(self, linter: Any, job: Any, res: Any) -> Any:
         from faithlint import api
@@ -324,8 +330,10 @@ class _Fixer:
 
         name = _display(job.path)
         text, count = job.text, 0
-        for _ in range(self.PASSES if self.write else 1):
-            fixes = safe_fixes(res)
+        for n in range(self.PASSES if self.write else 1):
+            fixes = safe_fixes(res, unsafe=self.unsafe)
+            if n == 0 and not self.unsafe:
+                self.held_back += len(safe_fixes(res, unsafe=True)) - len(fixes)
             if not fixes:
                 break
             new = fix_text(text, fixes)
@@ -346,10 +354,16 @@ class _Fixer:
         return res
 
     def summary(self) -> str:
+        held = ""
+        if self.held_back:
+            s = "es" if self.held_back != 1 else ""
+            held = f"; {self.held_back} unsafe fix{s} not {'shown' if self.diff else 'applied'} (--unsafe-fixes)"
         if not self.fixed:
-            return "no safe fixes" + (" to show" if self.diff else " to apply")
+            kind = "fixes" if self.unsafe else "safe fixes"
+            return f"no {kind}" + (" to show" if self.diff else " to apply") + held
         n = f"{self.fixed} fix{'es' if self.fixed != 1 else ''} in {self.drafts} draft{'s' if self.drafts != 1 else ''}"
-        return f"{n} (not applied: --fix applies them)" if self.diff else f"applied {n}"
+        how = "--fix --unsafe-fixes" if self.unsafe else "--fix"
+        return (f"{n} (not applied: {how} applies them)" if self.diff else f"applied {n}") + held
 
 
 def _color(args: argparse.Namespace) -> bool:

@@ -3,15 +3,20 @@ language server's quick fixes (as ruff's fixes serve both its CLI and its server
 
 A :class:`Corrector` looks at one finding, as the JSON-ready dict :func:`finding_data` makes of it, and
 
-* :meth:`~Corrector.propose` says cheaply which fixes it offers (a title, and whether the fix is *safe*), and
+* :meth:`~Corrector.propose` says cheaply which fixes it offers (a title, and whether the fix is *safe* or
+  *unsafe*), and
 * :meth:`~Corrector.edits` computes the edits of the chosen one only when asked.
 
 No model runs in either step: everything a corrector needs is in the finding. Offsets are code points
 into the draft text exactly as read (CRLF kept); the server turns them into LSP ranges.
 
-Only *safe* fixes are applied by ``faithlint check --fix``: today the FL400 value swap (the context's
-value put where the draft has one its evidence lacks). Replacing a sentence with its evidence, deleting
-it and suppression comments are offered in the editor only, where a person picks them.
+As in ruff, ``faithlint check --fix`` applies *safe* fixes, and *unsafe* ones only with ``--unsafe-fixes``:
+fixes that change what the draft says and may be wrong. The FL400 value swap (the context's value put where
+the draft has one its evidence lacks) is unsafe: it is offered only where the context's value stands where the
+draft's does (:attr:`~faithlint.rules.values.Mismatch.aligned`), and even so it put the labelled correction in
+for none of the 8 it offered on Rotowire's development sentences, whose errors are often facts the box score
+does not hold (``bench/fix_precision.py``). No built-in fix is safe today. Replacing a sentence with its
+evidence, deleting it and suppression comments are offered in the editor only, where a person picks them.
 
 Drafts change only when asked: :func:`write_fixed` is the one place that writes a draft, and it refuses
 when the file changed since it was read.
@@ -65,6 +70,7 @@ class Proposal:
     preferred: bool = False
     safe: bool = False  # applied by ``faithlint check --fix`` (else offered in the editor only)
     args: dict[str, Any] = field(default_factory=dict)
+    unsafe: bool = False  # applied by ``--fix --unsafe-fixes``: it changes what the draft says, maybe wrongly
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ class Fix:
     edits: tuple[Edit, ...]
     safe: bool
     score: float | None = None  # the re-checked faithfulness score of the corrected text, when a corrector has one
+    unsafe: bool = False  # applied with ``--unsafe-fixes`` (see :attr:`Proposal.unsafe`)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -170,7 +177,9 @@ def shorten(s: str, n: int = 60) -> str:
 
 
 class ReplaceValue:
-    """FL400: put the context's value where the draft has one the evidence does not contain (safe)."""
+    """FL400: put the context's value where the draft has one the evidence does not contain (unsafe: the
+    finding names a context value only where it stands where the draft's does, and even then it may not be the
+    one the writer meant)."""
 
     id = "faithlint.replaceValue"
 
@@ -182,7 +191,7 @@ class ReplaceValue:
         if span is None or target.text[span[0]:span[1]] != value or value == new:
             return []
         title = f"Replace \u2018{shorten(value, 30)}\u2019 with \u2018{shorten(new, 30)}\u2019 from the context"
-        return [Proposal(title, preferred=True, safe=True)]
+        return [Proposal(title, preferred=True, unsafe=True)]
 
     def edits(self, target: FixTarget, args: dict[str, Any]) -> list[Edit]:
         span = target.span("start_end")
@@ -343,15 +352,16 @@ def fixes_for(finding: Finding, text: str, correctors: CorrectorRegistry | None 
         for p in c.propose(target):
             edits = tuple(c.edits(target, p.args))
             if edits:
-                out.append(Fix(c.id, finding.code, p.title, edits, p.safe))
+                out.append(Fix(c.id, finding.code, p.title, edits, p.safe, unsafe=p.unsafe))
     return out
 
 
-def safe_fixes(result: DraftResult, correctors: CorrectorRegistry | None = None) -> list[Fix]:
-    """The safe fixes for ``result``'s findings: the first per finding, none overlapping another, in text order."""
+def safe_fixes(result: DraftResult, correctors: CorrectorRegistry | None = None, unsafe: bool = False) -> list[Fix]:
+    """The safe fixes (with ``unsafe``, the unsafe ones too) for ``result``'s findings: the first per finding, none
+    overlapping another, in text order."""
     chosen: list[Fix] = []
     for f in result.findings:
-        fix = next((x for x in fixes_for(f, result.text, correctors) if x.safe), None)
+        fix = next((x for x in fixes_for(f, result.text, correctors) if x.safe or (unsafe and x.unsafe)), None)
         if fix is None:
             continue
         a, b = fix.span

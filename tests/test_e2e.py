@@ -202,13 +202,15 @@ def test_check_fix_applies_the_value_fix_to_the_example_and_nothing_else(tmp_pat
     shutil.copytree(EXAMPLE, work)
     draft = work / "answer.md"
     before = draft.read_bytes()
-    assert cli.main(["check", str(draft), "--diff"]) == 1
+    assert cli.main(["check", str(draft), "--fix"]) == 1  # the value swap is unsafe: not without --unsafe-fixes
+    assert draft.read_bytes() == before and "1 unsafe fix not applied" in capsys.readouterr().err
+    assert cli.main(["check", str(draft), "--diff", "--unsafe-fixes"]) == 1
     diff = capsys.readouterr().out
     assert draft.read_bytes() == before  # --diff changes nothing
     assert [x for x in diff.splitlines() if x[:1] in "+-" and x[:3] not in ("+++", "---")] == [
         f"-{CONTRADICTION}", f"+{CONTRADICTION.replace('$25 million', '$12.5 million')}"]
 
-    code = cli.main(["check", str(draft), "--fix", "--format", "json"])
+    code = cli.main(["check", str(draft), "--fix", "--unsafe-fixes", "--format", "json"])
     after = draft.read_bytes()
     assert after == before.replace(b"$25 million", b"$12.5 million", 1) and after != before
     report = json.loads(capsys.readouterr().out)["results"][0]

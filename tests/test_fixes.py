@@ -62,11 +62,13 @@ def _result(text: str = DRAFT) -> object:
                                                                                                path="draft.md")
 
 
-def test_only_the_value_swap_is_safe(ws: Path) -> None:
+def test_no_fix_is_safe_and_the_value_swap_is_unsafe(ws: Path) -> None:
     res = _result()
     assert {f.code for f in res.findings} == {"FL200", "FL400"}
-    fixes = safe_fixes(res)
-    assert [(f.corrector, f.code) for f in fixes] == [("faithlint.replaceValue", "FL400")]
+    assert safe_fixes(res) == []
+    fixes = safe_fixes(res, unsafe=True)
+    assert [(f.corrector, f.code, f.safe, f.unsafe) for f in fixes] == [("faithlint.replaceValue", "FL400", False,
+                                                                         True)]
     assert fix_text(DRAFT, fixes) == DRAFT.replace("$15 million", "$12.5 million")
     # the other correctors still offer their (unsafe) fixes for the editor
     unsafe = {c.id for c in builtin_correctors()} - {"faithlint.replaceValue"}
@@ -92,7 +94,11 @@ def test_safe_fixes_use_the_correctors_given(ws: Path) -> None:
 
 def test_check_fix_writes_the_value_and_reports_what_remains(ws: Path, fake_cli: None,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    code = cli.main(["check", "draft.md", "--fix", "--format", "json"])
+    before = (ws / "draft.md").read_bytes()
+    assert cli.main(["check", "draft.md", "--fix"]) == 1  # the value swap is unsafe: --fix alone keeps it out
+    assert (ws / "draft.md").read_bytes() == before
+    assert "no safe fixes to apply; 1 unsafe fix not applied (--unsafe-fixes)" in capsys.readouterr().err
+    code = cli.main(["check", "draft.md", "--fix", "--unsafe-fixes", "--format", "json"])
     assert code == 1  # the FL200 is still there
     raw = (ws / "draft.md").read_bytes()
     assert raw == b"\xef\xbb\xbf" + DRAFT.replace("$15 million", "$12.5 million").encode()
@@ -107,22 +113,25 @@ def test_check_fix_writes_the_value_and_reports_what_remains(ws: Path, fake_cli:
     assert fixed[f["start"]:f["end"]] == "It has a xunsup cafe."
     assert "applied 1 fix in 1 draft" in captured.err
     # nothing left to fix: a second run changes nothing
-    assert cli.main(["check", "draft.md", "--fix"]) == 1
+    assert cli.main(["check", "draft.md", "--fix", "--unsafe-fixes"]) == 1
     assert (ws / "draft.md").read_bytes() == raw
-    assert "no safe fixes to apply" in capsys.readouterr().err
+    assert "no fixes to apply" in capsys.readouterr().err
 
 
 def test_check_diff_prints_the_fix_and_changes_nothing(ws: Path, fake_cli: None,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     before = (ws / "draft.md").read_bytes()
-    code = cli.main(["check", "draft.md", "--diff"])
+    assert cli.main(["check", "draft.md", "--diff"]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and "1 unsafe fix not shown (--unsafe-fixes)" in out.err
+    code = cli.main(["check", "draft.md", "--diff", "--unsafe-fixes"])
     out = capsys.readouterr()
     assert code == 1 and (ws / "draft.md").read_bytes() == before
     assert out.out.startswith("--- a/draft.md\n+++ b/draft.md\n@@")
     assert "-中文 The library reopened on March 4, 2024. The project cost $15 million.\r\n" in out.out
     assert "+中文 The library reopened on March 4, 2024. The project cost $12.5 million.\r\n" in out.out
     assert "xunsup" not in out.out.replace(" It has a xunsup cafe.", "")  # context lines only
-    assert "not applied" in out.err
+    assert "not applied: --fix --unsafe-fixes applies them" in out.err
     assert cli.main(["check", "draft.md"]) == 1 and (ws / "draft.md").read_bytes() == before
 
 
@@ -130,6 +139,7 @@ def test_check_diff_prints_the_fix_and_changes_nothing(ws: Path, fake_cli: None,
     (["check", "draft.md", "--fix", "--diff"], "not allowed with"),
     (["check", "--pairs", "p.jsonl", "--fix"], "--fix works on draft files"),
     (["check", "--pairs", "p.jsonl", "--diff"], "--diff works on draft files"),
+    (["check", "draft.md", "--unsafe-fixes"], "--unsafe-fixes goes with --fix or --diff"),
 ])
 def test_fix_usage_errors_are_one_line(ws: Path, argv: list[str], needle: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:

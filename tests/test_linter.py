@@ -58,6 +58,11 @@ def test_fl400_names_draft_and_context_values():
     assert res.text[f.start:f.end] == "$15 million"
     assert "$15 million" in f.message and "$12.5 million" in f.message
     assert f.data["context_value"] == "$12.5 million"
+    # a context value that does not stand where the draft's does is neither named nor offered as the fix
+    res = lt.check("The mayor approved the plan in 2019.", CTX)
+    f = next(f for f in res.findings if f.code == "FL400")
+    assert res.text[f.start:f.end] == "2019" and "context has" not in f.message
+    assert f.data["context_value"] is None
 
 
 def test_offsets_survive_emoji_cjk_and_crlf():

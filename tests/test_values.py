@@ -57,6 +57,8 @@ def test_equivalent_formats_do_not_mismatch(vx: ValueExtractor, draft: str, evid
     ("It raised $2 million.", "It raised $2m."),
     ("It raised 2 million dollars.", "It raised US$2,000,000."),
     ("It raised €4bn.", "It raised 4 billion euros."),
+    ("It costs €20 per month.", "The monthly price is 20 EUR."),  # a trailing ISO code is no name
+    ("It costs 50 CHF.", "The fee is CHF 50."),
 ])
 def test_money_variants_match(vx: ValueExtractor, draft: str, evidence: str) -> None:
     assert vx.mismatches(draft, [evidence]) == []
@@ -64,6 +66,7 @@ def test_money_variants_match(vx: ValueExtractor, draft: str, evidence: str) -> 
 
 def test_money_currency_and_amount_both_matter(vx: ValueExtractor) -> None:
     assert flagged(vx.mismatches("It raised €2 million.", ["It raised $2 million."])) == [("€2 million", "$2 million")]
+    assert flagged(vx.mismatches("It costs €25 per month.", ["The monthly price is 20 EUR."])) == [("€25", "20 EUR")]
     assert flagged(vx.mismatches("It raised $3 million.", ["It raised $2 million."])) == [("$3 million", "$2 million")]
 
 
@@ -98,6 +101,30 @@ def test_context_value_prefers_shared_neighbours(vx: ValueExtractor) -> None:
     evidence = ["Exports fell 4% in the first quarter.", "Imports rose 9% over the year, while profits rose 2%."]
     assert flagged(vx.mismatches("Imports rose 7% over the year.", evidence)) == [("7%", "9%")]
     assert flagged(vx.mismatches("Exports fell 3% in the first quarter.", evidence)) == [("3%", "4%")]
+
+
+def test_a_context_value_is_aligned_only_where_it_stands_where_the_drafts_does(vx: ValueExtractor) -> None:
+    """Aligned: a neighbouring word in common, no rival value sharing as many, not already in the sentence."""
+    cost = vx.mismatches("The project cost $15 million.", ["The project cost $12.5 million and was funded by bonds."])
+    assert [(m.value.text, m.context_value.text, m.aligned) for m in cost] == [("$15 million", "$12.5 million", True)]
+    # the nearest value of the kind, with nothing in common: named, but not aligned
+    ev = ["This week we finished migrating the billing service to Kubernetes. We expect the export by the end of "
+          "November."]
+    got = {m.value.text: (m.context_value.text if m.context_value else None, m.aligned)
+           for m in vx.mismatches("The migration was approved after a security audit in September.", ev)}
+    assert got["September"] == ("November", False)
+    # two values share the neighbour: either could be meant
+    two = vx.mismatches("Imports rose 7% last year.", ["Imports rose 9% in 2020 and imports rose 4% in 2021."])
+    assert [m.aligned for m in two if m.value.text == "7%"] == [False]
+    # the counterpart is what the sentence already says elsewhere: no fix for the arena
+    game = vx.mismatches("The Raptors beat the Magic at Amway Center on Saturday.",
+                         ["Game: Toronto Raptors (visitors) at Orlando Magic (home), Sunday, December 18, 2016."])
+    assert [(m.value.text, m.context_value.text, m.aligned) for m in game] == [
+        ("Amway Center", "Toronto Raptors", False), ("Saturday", "Sunday", False)]
+    # a count is aligned with the one number that counts the same thing, not with one of many
+    assert [m.aligned for m in vx.mismatches("The service runs on one VM.", ["vm_count: 4"])] == [True]
+    many = vx.mismatches("He had five rebounds.", ["Smith: 43 rebounds. Jones: 12 rebounds."])
+    assert [(m.value.text, m.aligned) for m in many] == [("five", False)]
 
 
 # ------------------------------------------------------------------------------------------- named entities

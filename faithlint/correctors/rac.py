@@ -117,8 +117,8 @@ class RACCorrector:
                 windows = [w.text for w in cr.windows]
                 words = cu.claim_words
                 for m in (lt._mismatches(words, windows) if words and windows else []):
-                    if m.context_value is None:
-                        continue
+                    if m.context_value is None or not m.aligned:
+                        continue  # no context value stands where this one does: the LLM may rewrite it
                     a, b = cu.to_source(m.value.start, m.value.end)
                     if text[a:b] != m.value.text:
                         continue  # the value is not verbatim in the source (Markdown inside it): no exact edit

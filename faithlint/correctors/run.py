@@ -74,7 +74,7 @@ def correct_text(text: str, context: Sequence[ContextDoc], method: str, *, resul
     elif method == "values":
         if result is None:
             raise ValueError("method 'values' needs the draft's check result")
-        fixes = safe_fixes(result)
+        fixes = safe_fixes(result, unsafe=True)  # asked for by name, shown as a diff, written only with --write
     else:
         raise InputError(f"unknown correction method {method!r}; choose from {', '.join(METHODS)}")
     fixes = non_overlapping(fixes)
@@ -90,7 +90,7 @@ def corrections(job: Any, result: DraftResult | None, method: str, corrector: An
 
 def fix_to_dict(fx: Fix) -> dict[str, Any]:
     """A fix as JSON (``fix --pairs`` output): edits in code points of the text it was made for."""
-    return {"title": fx.title, "code": fx.code, "corrector": fx.corrector, "safe": fx.safe,
+    return {"title": fx.title, "code": fx.code, "corrector": fx.corrector, "safe": fx.safe, "unsafe": fx.unsafe,
             **({"score": fx.score} if fx.score is not None else {}),
             "edits": [{"start": e.start, "end": e.end, "new_text": e.new_text} for e in fx.edits]}
 

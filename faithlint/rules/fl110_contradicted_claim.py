@@ -29,7 +29,8 @@ class ContradictedClaim(Rule):
         conflicts = ctx.value_conflicts(judged)
         if conflicts:
             m = conflicts[0]
-            why = f"the context has \u2018{m.context_value.text}\u2019, not \u2018{m.value.text}\u2019"
+            why = (f"the context has \u2018{m.context_value.text}\u2019, not \u2018{m.value.text}\u2019" if m.aligned
+                   else f"\u2018{m.value.text}\u2019 is not in its evidence")
         else:
             why = f"contradiction {r.probs['contradiction']:.2f}"
         message = (f"Claim contradicted by the context: \u201c{r.text}\u201d ({why}); "

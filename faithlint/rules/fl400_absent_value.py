@@ -28,10 +28,13 @@ class AbsentValue(Rule):
         out = []
         for m in ctx.mismatches(r.text, [w.text for w in r.windows]):
             a, b = judged.unit.to_source(m.value.start, m.value.end)
-            ctx_value = m.context_value
+            # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
+            ctx_value = m.context_value if m.aligned else None
             msg = f"\u2018{m.value.text}\u2019 ({m.value.kind}) does not appear in the evidence"
-            msg += (f"; the context has \u2018{ctx_value.text}\u2019" if ctx_value
-                    else f"; the evidence has no {m.value.kind}")
+            if ctx_value:
+                msg += f"; the context has \u2018{ctx_value.text}\u2019"
+            elif m.context_value is None:
+                msg += f"; the evidence has no {m.value.kind}"
             out.append(self.finding(ctx, judged, msg, a, b, value=m.value.text, kind=m.value.kind,
                                     context_value=ctx_value.text if ctx_value else None,
                                     sentence=[r.start, r.end]))

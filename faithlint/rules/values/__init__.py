@@ -78,11 +78,11 @@ class ValueExtractor:
             if item.generic or _present(item, evidence):
                 continue
             if item.count:  # "one VM" is not compared with an unrelated "4", only with a count of VMs
-                other = _same_count(item, draft, evidence)
+                other, aligned = _same_count(item, draft, evidence)
                 if other is not None:
-                    out.append(Mismatch(item.value, other))
+                    out.append(Mismatch(item.value, other, aligned))
                 continue
-            out.append(Mismatch(item.value, _pick_context(item, draft, evidence)))
+            out.append(Mismatch(item.value, *_pick_context(item, draft, evidence)))
         return out
 
     def prepare(self, texts: list[str]) -> None:

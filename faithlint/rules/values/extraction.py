@@ -30,6 +30,7 @@ from .normalise import (
 )
 from .vocab import (
     _ACRONYM_RE,
+    _CURRENCY_CODES,
     _DATE_PATTERNS,
     _DAY_PREV,
     _DAYS_COVER_RE,
@@ -157,6 +158,8 @@ def _spacy_entities(text: str, doc: Any, claims: _Claims) -> list[_Item]:
             continue
         if not any(c.isupper() or c.isdigit() for c in text[s:e]):
             continue  # the small pipeline tags common nouns ("café") as names now and then
+        if text[s:e] in _CURRENCY_CODES:
+            continue  # "20 EUR", "CHF 50": the code belongs to the amount (money, matched below), not a name
         item = _entity_item(text, s, e, ent.label_)
         if not item.tokens:
             continue

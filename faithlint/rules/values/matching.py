@@ -216,12 +216,15 @@ def _subtype(it: _Item) -> str:
     return "year" if it.ymd is not None and it.ymd[1] is None else ""
 
 
-def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> Value | None:
-    """The evidence value of the same kind the draft most plausibly garbled: shared neighbours, then position."""
+def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> tuple[Value | None, bool]:
+    """The evidence value of the same kind the draft most plausibly garbled (shared neighbours, then position),
+    and whether it is the one the draft meant (:attr:`Mismatch.aligned`): it shares a neighbouring word with the
+    draft's value, no other value of the evidence shares as many, and the sentence does not state it already
+    (the context's "Indiana Pacers" is no fix for the arena of "defeated the Indiana Pacers at ... Arena")."""
     kind = item.value.kind
     cands = [(i, ev, e) for i, ev in enumerate(evidence) for e in ev.items if e.value.kind == kind]
     if not cands:
-        return None
+        return None, False
     sub = _subtype(item)
     if kind in ("quantity", "money") or (kind == "entity" and sub):
         exact = [c for c in cands if _subtype(c[2]) == sub]
@@ -247,7 +250,11 @@ def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> V
         if key not in seen:
             seen.add(key)
             unique.append(c)
-    return min(unique, key=score)[2].value
+    best = min(unique, key=score)
+    top = score(best)[0]
+    rivals = any(score(c)[0] <= top and c[2].value.norm != best[2].value.norm for c in unique)
+    stated = any(d.value.norm == best[2].value.norm for d in draft.items)
+    return best[2].value, top < 0 and not rivals and not stated
 
 
 # ------------------------------------------------------------------------------------------------- counts
@@ -275,15 +282,15 @@ def _counted(an: _Analysis, v: Value, before: int, after: int) -> set[str]:
     return {_stem(w) for w in out if w not in _STOPWORDS and not w.isdigit()}
 
 
-def _same_count(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> Value | None:
+def _same_count(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> tuple[Value | None, bool]:
     """The evidence number that counts what a small spelled-out count counts ("one VM" ~ "VMs: 4"), if any:
-    only then is "one" vs "4" a mismatch of the same quantity rather than two unrelated numbers."""
+    only then is "one" vs "4" a mismatch of the same quantity rather than two unrelated numbers. And whether it is
+    the only such number (:attr:`Mismatch.aligned`): a box score counts rebounds for every player."""
     mine = _counted(draft, item.value, 0, 2)
     if not mine:
-        return None
-    for ev in evidence:
-        for e in ev.items:
-            if e.value.kind in ("number", "quantity") and e.amount is not None \
-                    and mine & _counted(ev, e.value, 3, 2):
-                return e.value
-    return None
+        return None, False
+    found = [e.value for ev in evidence for e in ev.items
+             if e.value.kind in ("number", "quantity") and e.amount is not None and mine & _counted(ev, e.value, 3, 2)]
+    if not found:
+        return None, False
+    return found[0], len({v.norm for v in found}) == 1

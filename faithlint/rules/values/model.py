@@ -20,10 +20,16 @@ class Value:
 
 @dataclass(frozen=True)
 class Mismatch:
-    """A draft value with no equivalent in the evidence, plus the evidence value most likely meant instead."""
+    """A draft value with no equivalent in the evidence, plus the evidence value most likely meant instead.
+
+    ``aligned``: the context value stands where the draft's does -- a neighbouring word in common ("cost $15
+    million" / "cost $12.5 million") or the same thing counted -- so one can be put for the other. Otherwise it
+    is only the evidence's value of the same kind nearest in position, which says nothing about the right one
+    (the context's "Kubernetes" for the draft's "CTO")."""
 
     value: Value
     context_value: Value | None
+    aligned: bool = False
 
 
 # -------------------------------------------------------------------------------------------- internal model
