@@ -128,6 +128,7 @@ class Config(BaseModel):
     aggregation: Literal["max", "weighted", "min"] = "max"
     query_claim: Literal["auto", "always", "never"] = "auto"
     check_headings: bool = False
+    check_lead_ins: bool = False  # a sentence ending in ":" right before a list ("Here is a summary:")
     min_words: int = Field(default=3, ge=1)
     verbatim: bool = True
     batch_size: int = Field(default=8, ge=1)

@@ -28,6 +28,8 @@ PIECE_TOKENS = 48  # short lines (JSON records, tables) are packed up to this si
 GAP = " \u2026 "
 LEXICAL_WEIGHT = 0.5  # word/number overlap beside the embedding cosine in a piece's relevance
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# "[1]", "[2, 5]", "[3-4]": a RAG answer's citation markers point at its sources; they state no number
+CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;\u2013-]\s*\d{1,3})*\]")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Piece:
 
 def terms(text: str) -> frozenset[str]:
     """Content words and numbers: what a piece must share with a sentence to carry its facts."""
+    if "[" in text:
+        text = CITATION.sub(" ", text)
     return frozenset(content_words(text)) | frozenset("#" + n for n in _NUMBER.findall(text))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from faithlint.markdown import Extracted
-from faithlint.sentences import SentenceSplitter
+from faithlint.markdown import Block, Extracted
+from faithlint.sentences import SentenceSplitter, Span
 from faithlint.stages import Unit
 
 if TYPE_CHECKING:
@@ -16,10 +16,12 @@ if TYPE_CHECKING:
 class SentenceExtractor:
     """Sentences of the draft's prose blocks, with their source offsets.
 
-    Headings (unless ``check_headings``) and sentences under ``min_words`` words are left out:
-    "Pricing" or "Yes." state nothing to verify. Except an answer: with a ``query`` (and ``query_claim`` not
-    ``never``), a draft that is one short sentence ("1998.", "Arthur's Magazine") is the whole answer, and is
-    checked as "The answer to the question ... is: ..." (:func:`faithlint.selection.claim`).
+    Headings (unless ``check_headings``), a paragraph's last sentence when it ends in a colon right before a
+    list (unless ``check_lead_ins``: "Here is a summary of the policy:" announces what the list says) and
+    sentences under ``min_words`` words are left out: "Pricing" or "Yes." state nothing to verify. Except an
+    answer: with a ``query`` (and ``query_claim`` not ``never``), a draft that is one short sentence ("1998.",
+    "Arthur's Magazine") is the whole answer, and is checked as "The answer to the question ... is: ..."
+    (:func:`faithlint.selection.claim`).
     """
 
     name = "sentences"
@@ -32,6 +34,8 @@ class SentenceExtractor:
         blocks = [b for b in extracted.blocks if b.kind != "heading" or config.check_headings]
         found = [(block, s) for block, split in zip(blocks, splitter.split_many([b.text for b in blocks]))
                  for s in split]
+        if not config.check_lead_ins:
+            found = [(b, s) for b, s in found if not _lead_in(extracted.blocks, b, s)]
         answer = (bool(query and query.strip()) and config.query_claim != "never" and len(found) == 1
                   and any(c.isalnum() for c in found[0][0].text[found[0][1].start:found[0][1].end]))
         out = []
@@ -41,3 +45,12 @@ class SentenceExtractor:
             a, b = block.to_source(s.start, s.end)
             out.append(Unit(block, s.start, s.end, a, b))
         return out
+
+
+def _lead_in(blocks: list[Block], block: Block, s: Span) -> bool:
+    """``s`` ends ``block`` with a colon and a list comes next."""
+    if block.kind == "list_item" or not block.text[s.start:s.end].rstrip().endswith(":") \
+            or block.text[s.end:].strip():
+        return False
+    i = next((k for k, b in enumerate(blocks) if b is block), -1)
+    return 0 <= i < len(blocks) - 1 and blocks[i + 1].kind == "list_item"

@@ -171,3 +171,8 @@ def test_operating_point_comes_from_config_with_calibrated_defaults():
     assert default.unsupported == RULES["FL200"].threshold and default.contradiction == RULES["FL100"].threshold
     moved = Config(rules={"FL200": {"threshold": 0.9}}).operating_point()
     assert moved.unsupported == 0.9 and moved.low == default.low
+
+
+def test_citation_markers_are_no_terms():
+    assert terms("It ends after 90 days [1][2, 3].") == terms("It ends after 90 days.")
+    assert "#12" in terms("It rose 12% (see [4]).") and "#4" not in terms("It rose 12% (see [4]).")

@@ -171,6 +171,15 @@ def test_headings_and_fragments_are_skipped_unless_configured():
 
 
 
+def test_a_lead_in_to_a_list_is_not_checked_unless_configured():
+    text = "Here is what UNSUP changed:\n\n- The library UNSUP reopened.\n- It is closed on Sundays.\n\nNote UNSUP this:\n"
+    lt, _ = linter(ignore=["FL400"])
+    assert [s.text for s in lt.check(text, CTX).sentences] == ["The library UNSUP reopened.",
+                                                               "It is closed on Sundays.", "Note UNSUP this:"]
+    lt, _ = linter(ignore=["FL400"], check_lead_ins=True)
+    assert [s.text for s in lt.check(text, CTX).sentences][0] == "Here is what UNSUP changed:"
+
+
 def test_a_one_fragment_answer_to_a_query_is_checked_as_a_claim():
     """"1998." is too short to be a sentence worth checking, unless it is the whole answer to a question: then
     it is checked, as "The answer to the question ... is: 1998." (what the checker is shown)."""

@@ -319,3 +319,11 @@ def test_capital_unit_abbreviations_are_not_units(vx: ValueExtractor) -> None:
 
 def test_count_word_names_the_count_of_the_same_thing(vx: ValueExtractor) -> None:
     assert flagged(vx.mismatches("It runs on one VM.", ["vm_count: 4, nodes: 2"])) == [("one", "4")]
+
+
+def test_citation_markers_are_not_values(vx: ValueExtractor, rx: ValueExtractor) -> None:
+    """A RAG answer's "[1]" points at a source; it is no number the context must hold."""
+    for ext in (vx, rx):
+        s = "Remote work is allowed after a 90-day probation [1], up to three days a week [2, 5]."
+        assert [v.text for v in ext.values(s)] == ["90-day", "three days"]
+        assert ext.mismatches(s, ["After their 90-day probation, staff may work remotely three days a week."]) == []

@@ -8,6 +8,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from faithlint.evidence import CITATION
+
 from .model import Value, _Analysis, _Claims, _Item
 from .normalise import (
     _at_sentence_start,
@@ -65,6 +67,8 @@ from .vocab import (
 # ------------------------------------------------------------------------------------------------ extraction
 def _analyse(text: str, doc: Any | None) -> _Analysis:
     claims = _Claims(len(text))
+    for m in CITATION.finditer(text):  # "[1]" cites a source: no value of the sentence
+        claims.take(m.start(), m.end())
     items: list[_Item] = _weekdays(text, claims)  # before NER, which takes "Fri" or "Tue" for names
     names = _regex_names(text)
     if doc is not None:
@@ -92,7 +96,7 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
             items = sorted([*items, _Item(v, weekday=0, days=frozenset(range(7)))], key=lambda it: it.value.start)
 
     numbers = set()
-    for m in _DIGITS_RE.finditer(text):
+    for m in _DIGITS_RE.finditer(CITATION.sub(lambda c: " " * len(c.group()), text) if "[" in text else text):
         d = _dec(m.group("num"))
         if d is not None:
             numbers.add(d)
