@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,6 +22,18 @@ def hidden(name: str) -> Iterator[None]:
     finally:
         if sys.modules.get(name, 0) is None:
             del sys.modules[name]
+
+
+# held while spaCy's first import hides torch (faithlint.sentences.import_spacy) and while torch first imports:
+# a model loading on another thread (Linter.load_models) that imported torch inside that window got ImportError
+TORCH_LOCK = threading.Lock()
+
+
+def import_torch() -> Any:
+    """``import torch``, after any import that hides it has finished. Raises ImportError like ``import torch``."""
+    with TORCH_LOCK:
+        import torch
+    return torch
 
 
 def lazy_submodule(package: Any, name: str, imports: str | None = None) -> None:

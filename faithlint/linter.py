@@ -35,6 +35,7 @@ from faithlint.digests import digest
 from faithlint.disk_cache import DiskCache, open_cache
 from faithlint.evidence import evidence_quote
 from faithlint.grounding import GroundingModel, context_terms_of, ground
+from faithlint.lazy_imports import import_torch
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import load_relevance
 from faithlint.rules.base import Judged, RuleContext
@@ -586,9 +587,7 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
                                      threads=threads)
             else:
                 if threads_requested(threads):  # set by the user: the torch path honours it too
-                    import torch
-
-                    torch.set_num_threads(resolve_threads(threads))
+                    import_torch().set_num_threads(resolve_threads(threads))
                 _CHECKERS[key] = nli.NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
                                                 quantize=None if precision == "auto" else precision)
             path = Path(nli.resolve_model(model)[0])  # the grounding fitted for these weights lives beside them

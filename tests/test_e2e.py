@@ -158,6 +158,28 @@ def test_a_bare_answer_to_a_query_is_checked(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["results"][0]["sentences"] == []
 
 
+def test_a_torch_path_model_loads_beside_spacy_in_a_fresh_process(tmp_path):
+    """Linter.load_models loads the checker on a thread while spaCy imports with torch hidden; a checker on the
+    torch path (runtime torch, any --model folder or hub id) imported torch inside that window and failed with
+    "needs torch and transformers" (batch mode and the server load this way)."""
+    folder = tmp_path / "my-checker"  # a model folder of one's own: no ONNX graph, so the torch path
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(ROOT / "faithlint" / "models" / "default" / name, folder / name)
+    code = ("from faithlint.config import Config\nfrom faithlint.linter import Linter\n"
+            f"lt = Linter(Config(runtime='torch', model={str(folder)!r}))\nlt.load_models()\n"
+            "print(type(lt.checker).__name__, type(lt.relevance).__name__)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["NLIChecker", "EmbeddingRelevance"]
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text(json.dumps({"id": "a", "text": "The project cost $25 million.",
+                                 "context": ["The project cost $12.5 million."]}) + "\n")
+    proc = run_cli("check", "--pairs", str(pairs), "--model", str(folder), "--format", "jsonl", "--fail-on", "never")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["findings"]
+
+
 def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     from faithlint import linter as linter_mod
 

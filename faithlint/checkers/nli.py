@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from faithlint.errors import ModelError, first_line
+from faithlint.lazy_imports import import_torch
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "default"
 WEIGHTS = "model.safetensors"
@@ -120,7 +121,7 @@ class NLIChecker:
                              f"pass a local folder with --model, download it first (hf download {path}), or set "
                              f"{ALLOW_DOWNLOADS}=1 to let faithlint download it")
         try:
-            import torch
+            torch = import_torch()  # not while spaCy's import hides it (models load beside spaCy)
             from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
             from transformers.utils import logging as hf_logging
 

