@@ -172,7 +172,8 @@ def test_headings_and_fragments_are_skipped_unless_configured():
 
 
 def test_a_lead_in_to_a_list_is_not_checked_unless_configured():
-    text = "Here is what UNSUP changed:\n\n- The library UNSUP reopened.\n- It is closed on Sundays.\n\nNote UNSUP this:\n"
+    text = ("Here is what UNSUP changed:\n\n- The library UNSUP reopened.\n- It is closed on Sundays.\n\n"
+            "Note UNSUP this:\n")
     lt, _ = linter(ignore=["FL400"])
     assert [s.text for s in lt.check(text, CTX).sentences] == ["The library UNSUP reopened.",
                                                                "It is closed on Sundays.", "Note UNSUP this:"]

@@ -148,3 +148,30 @@ def test_device_choice_and_a_gpu_that_is_not_there(tmp_path: Path, capsys) -> No
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "sees no CUDA GPU" in err[0], err
     assert not (tmp_path / "m").exists()  # refused before anything was written
+
+
+def test_negation_pairs_are_minimal_and_balanced() -> None:
+    """training/build_negation.py: a negated sentence copied entails, the same with its one negation removed
+    contradicts; a plain one with "not" added contradicts; each against the same premise."""
+    import random
+
+    import build_negation as bn
+
+    assert bn.remove_negation("Purchases are not reimbursed.") == "Purchases are reimbursed."
+    assert bn.remove_negation("He didn't attend.") == "He did attend."
+    assert bn.remove_negation("It won't open.") == "It will open."
+    assert bn.remove_negation("No one came.") is None  # nothing to delete cleanly
+    assert bn.remove_negation("It is not and never was.") is None  # two negations: no single removal
+    assert bn.add_negation("The museum is open daily.") == "The museum is not open daily."
+    doc = ("The library opened in 2019. Personal purchases are not reimbursed by the office. The museum is open "
+           "every day of the week. Staff never work on Sundays at the branch.")
+    rows = bn.pairs([doc], random.Random(1), per_doc=4, plain_per_doc=1)
+    by = {(r["hypothesis"], r["label"]) for r in rows}
+    assert ("Personal purchases are not reimbursed by the office.", "entailment") in by
+    assert ("Personal purchases are reimbursed by the office.", "contradiction") in by
+    assert ("Staff work on Sundays at the branch.", "contradiction") in by
+    assert ("The museum is not open every day of the week.", "contradiction") in by
+    for r in rows:
+        assert r["premise"].count(".") >= 2 and r["label"] in ("entailment", "contradiction")
+        base = r["hypothesis"] if r["label"] == "entailment" else None
+        assert base is None or base in r["premise"]
