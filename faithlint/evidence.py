@@ -32,6 +32,11 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;\u2013-]\s*\d{1,3})*\]")
 
 
+def without_citations(text: str) -> str:
+    """``text`` with its :data:`CITATION` markers blanked out (same length, so offsets still hold)."""
+    return CITATION.sub(lambda m: " " * len(m.group()), text) if "[" in text else text
+
+
 @dataclass(frozen=True)
 class Piece:
     """A small slice of one context document, the unit that assembly ranks."""
@@ -47,8 +52,7 @@ class Piece:
 
 def terms(text: str) -> frozenset[str]:
     """Content words and numbers: what a piece must share with a sentence to carry its facts."""
-    if "[" in text:
-        text = CITATION.sub(" ", text)
+    text = without_citations(text)
     return frozenset(content_words(text)) | frozenset("#" + n for n in _NUMBER.findall(text))
 
 

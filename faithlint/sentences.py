@@ -319,7 +319,7 @@ class SentenceSplitter:
 
 # "... from 820 ms to 310 ms. Four of the six ...": spaCy's senter reads "ms." as the title "Ms." before a
 # capitalised word and draws no boundary there; a unit after a number ends the sentence.
-_UNIT_END = re.compile(r"\d\s?[A-Za-z]{1,4}\.(?=\s+[A-Z][a-z])")
+_UNIT_END = re.compile(r"\d\s?[A-Za-z]{1,4}\.(\s+)(?=[A-Z][a-z])")
 
 
 def _split_after_units(text: str, spans: list[Span]) -> list[Span]:
@@ -329,11 +329,10 @@ def _split_after_units(text: str, spans: list[Span]) -> list[Span]:
     for sp in spans:
         start = sp.start
         for m in _UNIT_END.finditer(text, sp.start, sp.end):
-            dot = m.end() - 1
-            if dot + 1 >= sp.end or _is_abbreviation(text, dot):
+            if _is_abbreviation(text, m.start(1) - 1):
                 continue
-            out.append(Span(start, dot + 1))
-            start = dot + 1 + (len(text[dot + 1:sp.end]) - len(text[dot + 1:sp.end].lstrip()))
+            out.append(Span(start, m.start(1)))
+            start = m.end(1)
         out.append(Span(start, sp.end))
     return out
 

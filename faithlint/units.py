@@ -35,7 +35,8 @@ class SentenceExtractor:
         found = [(block, s) for block, split in zip(blocks, splitter.split_many([b.text for b in blocks]))
                  for s in split]
         if not config.check_lead_ins:
-            found = [(b, s) for b, s in found if not _lead_in(extracted.blocks, b, s)]
+            before_list = {id(b) for b, nxt in zip(extracted.blocks, extracted.blocks[1:]) if nxt.kind == "list_item"}
+            found = [(b, s) for b, s in found if not (id(b) in before_list and _lead_in(b, s))]
         answer = (bool(query and query.strip()) and config.query_claim != "never" and len(found) == 1
                   and any(c.isalnum() for c in found[0][0].text[found[0][1].start:found[0][1].end]))
         out = []
@@ -47,10 +48,7 @@ class SentenceExtractor:
         return out
 
 
-def _lead_in(blocks: list[Block], block: Block, s: Span) -> bool:
-    """``s`` ends ``block`` with a colon and a list comes next."""
-    if block.kind == "list_item" or not block.text[s.start:s.end].rstrip().endswith(":") \
-            or block.text[s.end:].strip():
-        return False
-    i = next((k for k, b in enumerate(blocks) if b is block), -1)
-    return 0 <= i < len(blocks) - 1 and blocks[i + 1].kind == "list_item"
+def _lead_in(block: Block, s: Span) -> bool:
+    """``s`` ends ``block`` (not itself a list item) with a colon; the caller knows a list comes next."""
+    return block.kind != "list_item" and block.text[s.start:s.end].rstrip().endswith(":") \
+        and not block.text[s.end:].strip()

@@ -8,7 +8,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from faithlint.evidence import CITATION
+from faithlint.evidence import CITATION, without_citations
 
 from .model import Value, _Analysis, _Claims, _Item
 from .normalise import (
@@ -96,7 +96,7 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
             items = sorted([*items, _Item(v, weekday=0, days=frozenset(range(7)))], key=lambda it: it.value.start)
 
     numbers = set()
-    for m in _DIGITS_RE.finditer(CITATION.sub(lambda c: " " * len(c.group()), text) if "[" in text else text):
+    for m in _DIGITS_RE.finditer(without_citations(text)):
         d = _dec(m.group("num"))
         if d is not None:
             numbers.add(d)

@@ -250,9 +250,9 @@ def _pick_context(item: _Item, draft: _Analysis, evidence: list[_Analysis]) -> t
         if key not in seen:
             seen.add(key)
             unique.append(c)
-    best = min(unique, key=score)
-    top = score(best)[0]
-    rivals = any(score(c)[0] <= top and c[2].value.norm != best[2].value.norm for c in unique)
+    scored = [(score(c), c) for c in unique]
+    (top, *_), best = min(scored, key=lambda sc: sc[0])
+    rivals = any(s[0] <= top and c[2].value.norm != best[2].value.norm for s, c in scored)
     stated = any(d.value.norm == best[2].value.norm for d in draft.items)
     return best[2].value, top < 0 and not rivals and not stated
 
