@@ -175,3 +175,73 @@ def test_negation_pairs_are_minimal_and_balanced() -> None:
         assert r["premise"].count(".") >= 2 and r["label"] in ("entailment", "contradiction")
         base = r["hypothesis"] if r["label"] == "entailment" else None
         assert base is None or base in r["premise"]
+
+
+def test_distilled_loss_learns_labels_on_hard_rows_and_the_teacher_elsewhere() -> None:
+    import torch
+
+    logits = torch.tensor([[2.0, 0.0, -1.0], [0.5, 0.5, 0.0]])
+    y = torch.tensor([2, 0])
+    hard = torch.tensor([True, False])
+    ce = torch.nn.functional.cross_entropy(logits, y, reduction="none")
+    # the student equals the teacher: soft rows cost nothing, hard rows their cross-entropy
+    loss = sweep.distilled_loss(logits, logits.clone(), y, hard, 1.0, None)
+    assert loss.item() == pytest.approx(ce[0].item() / 2)
+    moved = sweep.distilled_loss(logits, torch.tensor([[2.0, 0.0, -1.0], [-3.0, 3.0, 0.0]]), y, hard, 1.0, None)
+    assert moved.item() > loss.item()  # a soft row that differs from the teacher costs its KL
+    half = sweep.distilled_loss(logits, logits.clone(), y, hard, 0.5, None)  # half weight on the soft row's label
+    assert half.item() == pytest.approx((ce[0].item() + 0.5 * ce[1].item()) / 2)
+
+
+def test_an_epoch_that_catches_deleted_negations_outranks_a_better_score() -> None:
+    fix = {"epoch": 1.0, "score": 0.80, "probe_acc": 0.85, "neg_contradiction": {"neg_removed": 0.6}}
+    miss = {"epoch": 2.0, "score": 0.83, "probe_acc": 0.85, "neg_contradiction": {"neg_removed": 0.1}}
+    assert sweep.rank_key(fix, 0.5) > sweep.rank_key(miss, 0.5)
+    assert sweep.rank_key(fix, 0.7) < sweep.rank_key(miss, 0.7)  # neither catches 70 %: the score decides
+    results = [{"name": "a", "history": [miss], "best_epoch": 2.0},
+               {"name": "b", "history": [fix], "best_epoch": 1.0}]
+    assert sweep.choose(results, 0.5)[0] == "b" and sweep.ranked(results, 0.5) == ["b", "a"]
+    assert sweep.choose(results, 0.0)[0] == "a"
+
+
+def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_path: Path) -> None:
+    """A distilled negation variant on tiny data: --send writes its weights less the frozen word embeddings,
+    --assemble joins them over the base into a model equal to the trained one."""
+    p = "The office is not open on Sundays, but it opens at 9 on Saturdays."
+    rows = [{"premise": p, "hypothesis": "The office opens at 9 on Saturdays.", "label": "entailment",
+             "source": "frank_train", "doc_id": "1"}] * 6
+    neg = [{"premise": p, "hypothesis": "The office is open on Sundays.", "label": "contradiction",
+            "source": "neg_removed"},
+           {"premise": p, "hypothesis": "The office is not open on Sundays.", "label": "entailment",
+            "source": "neg_negated_copy"}] * 6
+    bags = [{"pairs": [{"sentence": 0, "premise": p, "hypothesis": "It opens at 9."}], "faithful": True,
+             "source": "frank_train"}]
+    data = tmp_path / "data"
+    _write(data / "data3m" / "train.jsonl", rows)
+    _write(data / "data3m" / "calib.jsonl", rows[:1] + [{**rows[0], "hypothesis": "It closes.", "label": "neutral"}])
+    _write(data / "data3m" / "bags_train.jsonl", bags)
+    _write(data / "data3m" / "bags_calib.jsonl", bags + [{**bags[0], "faithful": False}])
+    _write(data / "data_neg" / "train.jsonl", neg)
+    _write(data / "data_neg" / "calib.jsonl", neg[:2])
+    out, work = tmp_path / "out", tmp_path / "work"
+    run = subprocess.run([sys.executable, str(ROOT / "training" / "sweep.py"), "--data", str(data), "--out", str(out),
+                          "--work", str(work), "--variants", "d2", "--smoke", "--probe-drop", "1", "--send", "1"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    summary = json.loads((out / "sweep.json").read_text())
+    (result,) = summary["results"]
+    assert "neg_contradiction" in result["history"][0] and list(summary["sent"]) == ["d2"]
+    from safetensors.torch import load_file
+
+    parts = [out / n for n in summary["sent"]["d2"]]
+    joined = tmp_path / "joined.safetensors"
+    joined.write_bytes(b"".join(x.read_bytes() for x in parts))
+    assert sweep.FROZEN not in load_file(str(joined))
+    final = tmp_path / "final"
+    subprocess.run([sys.executable, str(ROOT / "training" / "sweep.py"), "--assemble", *map(str, parts),
+                    "--final", str(final)], check=True, capture_output=True, timeout=300)
+    rebuilt, trained = load_file(str(final / "model.safetensors")), load_file(str(work / "d2" / "model.safetensors"))
+    assert set(rebuilt) == set(trained) and all(rebuilt[k].equal(trained[k]) for k in trained)
+    base = load_file(str(DEFAULT_MODEL_DIR / "model.safetensors"))
+    assert rebuilt[sweep.FROZEN].equal(base[sweep.FROZEN])  # frozen: the base's, as sent
+    assert any(not rebuilt[k].equal(base[k]) for k in base)  # the rest trained

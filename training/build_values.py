@@ -120,8 +120,8 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "train.jsonl").open("w", encoding="utf-8") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows)
-    # the loss on held-out rows during training only: 300 rows of stage 3's export calibration split
-    calib = (args.stage3 / "calib_export.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:300]
+    # the loss on held-out rows during training only: 300 rows of stage 3's calibration split
+    calib = (args.stage3 / "calib.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:300]
     (args.out / "calib.jsonl").write_text("".join(calib), encoding="utf-8")
     manifest = {"stage": "3b", "seed": args.seed, "contexts": len(docs), "rows": len(rows),
                 "sha256": hashlib.sha256((args.out / "train.jsonl").read_bytes()).hexdigest()}

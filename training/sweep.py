@@ -20,8 +20,19 @@ unfaithful multi-sentence output says only that *some* sentence is unsupported, 
 entailed sentence is pushed towards "not entailed" (-log(1 - min_s P(entailment | s))), which uses
 the summaries that the per-sentence rows must skip.
 
+Stage 6 (the ``n*`` and ``d*`` recipes) mixes in the negation minimal pairs of
+``training/build_negation.py`` (``data_neg/``; its calibration-context pairs are scored too, per kind):
+an epoch must then first catch ``--neg-floor`` of the deleted negations, then the score decides. The
+``d*`` recipes distil: every row that is not a negation pair follows the starting checker's own
+probabilities (a KL term), so only the negation lesson is new; plain further training on the same rows
+cost calibration score by itself (``c2``). They freeze the word embeddings, so ``--send K`` returns the
+K best variants at half the bytes (a lease returns at most 64 MiB), and ``--assemble`` rebuilds a model
+folder from those parts over ``--base``.
+
     python training/sweep.py --out training/runs/sweep --final training/runs/sweep/final   # all variants
     python training/sweep.py --out /tmp/s --smoke                                          # CPU check, tiny
+    python training/sweep.py --out OUT --variants d3 --base STAGE5 --send 1               # stage 6
+    python training/sweep.py --assemble OUT/d3.safetensors.part* --base STAGE5 --final training/runs/neg/final
 
 Writes ``sweep.json`` (every variant's per-epoch metrics and the choice), ``sweep.log`` and the
 winner's weights as fp16 safetensors, split into ``best.safetensors.partN`` of at most 15 MiB (join
@@ -72,7 +83,26 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "m3e8": {"lr": 3e-5, "epochs": 8, "mil": 0.3},
     "r3s": {"lr": 3e-5, "epochs": 5, "synth": True},
     "r6b64": {"lr": 6e-5, "epochs": 8, "batch": 64},
+    # from the shipped checker (stage 5's r3s): its recipe again, with the negation minimal pairs of
+    # training/build_negation.py mixed in (``neg``; ``neg_copies`` times), word embeddings frozen
+    "c2": {"lr": 2e-5, "epochs": 2, "synth": True, "freeze_emb": True},
+    "n1": {"lr": 1e-5, "epochs": 3, "synth": True, "neg": True, "freeze_emb": True},
+    "n2": {"lr": 2e-5, "epochs": 3, "synth": True, "neg": True, "freeze_emb": True},
+    "n2x": {"lr": 2e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True},
+    "n3x": {"lr": 3e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True},
+    "n1x": {"lr": 1e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 3, "freeze_emb": True},
+    # the same, but every row that is not a negation pair follows the shipped checker's probabilities
+    # (``distill``: the weight of that KL term; the rest on its label), so only the negation lesson is new
+    "d2": {"lr": 2e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True, "distill": 1.0},
+    "d3": {"lr": 3e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True, "distill": 1.0},
+    "d3x": {"lr": 3e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 3, "freeze_emb": True,
+            "distill": 1.0},
+    "d2h": {"lr": 2e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True,
+            "distill": 0.5},
+    "d5": {"lr": 5e-5, "epochs": 2, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True, "distill": 1.0},
 }
+NEG_SOURCES = ("neg_plain_copy", "neg_negated_copy", "neg_removed", "neg_added")
+FROZEN = "bert.embeddings.word_embeddings.weight"  # 11.7M of the 22.7M weights: not sent back when frozen
 
 
 def read(path: Path) -> list[dict]:
@@ -93,13 +123,14 @@ def in_probe(row: dict) -> bool:
     return int(hashlib.sha1(str(row.get("doc_id", row["premise"])).encode()).hexdigest(), 16) % 6 == 0
 
 
-def load(data: Path, synth: bool, smoke: bool) -> dict[str, list[dict]]:
+def load(data: Path, synth: bool, smoke: bool, neg: int = 0) -> dict[str, list[dict]]:
     rows3 = read(data / "data3m" / "train.jsonl")
     rows3b = read(data / "data3b" / "train.jsonl")
     probe = [r for r in rows3b if in_probe(r)]
     train = rows3 + [r for r in rows3b if not in_probe(r)]
     if synth:
         train += read(data / "data2" / "train.jsonl")
+    negs = [r for r in read(data / "data_neg" / "train.jsonl") if r.get("source", "").startswith("neg_")]
     seen: set[tuple[str, str]] = set()
     unique = []
     for r in train:  # stage 3b replays stage-3 rows: count each pair once
@@ -107,9 +138,11 @@ def load(data: Path, synth: bool, smoke: bool) -> dict[str, list[dict]]:
         if key not in seen:
             seen.add(key)
             unique.append(r)
+    unique += negs * neg  # the negation pairs, ``neg`` times (their own rows, outside the de-duplication)
     out = {"train": unique, "calib": read(data / "data3m" / "calib.jsonl"), "probe": probe,
            "bags": [b for b in read(data / "data3m" / "bags_train.jsonl") if not b["faithful"]],
-           "calib_bags": read(data / "data3m" / "bags_calib.jsonl")}
+           "calib_bags": read(data / "data3m" / "bags_calib.jsonl"),
+           "neg_probe": read(data / "data_neg" / "calib.jsonl")}
     if smoke:
         out = {k: random.Random(k).sample(v, min(len(v), 48)) for k, v in out.items()}
     return out
@@ -155,6 +188,8 @@ class Evaluator:
         self.bags = data["calib_bags"]
         flat = [(p["premise"], p["hypothesis"]) for b in self.bags for p in b["pairs"]]
         self.enc_bags = encode_pairs(tok, flat, max_length)
+        self.neg = data.get("neg_probe", [])
+        self.enc_neg = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in self.neg], max_length)
 
     def __call__(self, model: Any, device: Any) -> dict:
         import numpy as np
@@ -182,7 +217,27 @@ class Evaluator:
         yp = np.array([r["label"] == "entailment" for r in self.probe])
         res["probe_acc"] = round(float(((pp[:, 0] >= 0.5) == yp).mean()), 4) if len(yp) else 0.0
         res["score"] = round((res["sentence_auroc_mean"] + res["response_auroc_mean"]) / 2, 4)
+        if self.neg:  # negation pairs of calibration contexts: share judged contradiction, per kind
+            pn = probs(model, self.enc_neg, self.pad_id, device)
+            said = pn.argmax(1) == LABELS.index("contradiction")
+            res["neg_contradiction"] = {k: round(float(np.mean([said[i] for i, r in enumerate(self.neg)
+                                                                   if r["source"] == k])), 4)
+                                        for k in NEG_SOURCES if any(r["source"] == k for r in self.neg)}
+            right = [said[i] == (r["label"] == "contradiction") for i, r in enumerate(self.neg)]
+            res["neg_acc"] = round(float(np.mean(right)), 4)
         return res
+
+
+def distilled_loss(logits: Any, teacher: Any, y: Any, hard: Any, alpha: float, weight: Any) -> Any:
+    """Rows marked ``hard`` (the new lesson) learn their labels; the others follow the starting model's
+    probabilities (weight ``alpha``, ``1 - alpha`` on their labels), so what it knew elsewhere stays."""
+    import torch
+    import torch.nn.functional as F
+
+    ce = F.cross_entropy(logits, y, weight=weight, reduction="none")
+    kl = F.kl_div(F.log_softmax(logits, -1), F.log_softmax(teacher, -1), log_target=True,
+                  reduction="none").sum(-1)
+    return torch.where(hard, ce, alpha * kl + (1 - alpha) * ce).mean()
 
 
 def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
@@ -208,7 +263,8 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     tok = AutoTokenizer.from_pretrained(args.base)
     model = AutoModelForSequenceClassification.from_pretrained(args.base, dtype=torch.float32).to(device)
-    data = load(args.data, spec.get("synth", False), args.smoke)
+    data = load(args.data, spec.get("synth", False), args.smoke,
+                spec.get("neg_copies", 1) if spec.get("neg") else 0)
     evaluate = Evaluator(tok, data, args.max_length)
     history: list[dict] = []
     result = {"name": name, "spec": spec, "history": history, "device": str(device)}
@@ -222,7 +278,7 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
         say(json.dumps(m))
         floor = history[0]["probe_acc"] - args.probe_drop  # the starting (shipped) model's, less the slack
         kept = [h for h in history if h["epoch"] > 0 and h["probe_acc"] >= floor]
-        best = max(kept, key=lambda h: h["score"]) if kept else None
+        best = max(kept, key=lambda h: rank_key(h, args.neg_floor)) if kept else None
         if best is m:
             state = {k: v.detach().to("cpu", torch.float16).contiguous() for k, v in model.state_dict().items()}
             save_file(state, str(out / "model.tmp"))
@@ -243,10 +299,18 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     bags = data["bags"] if spec.get("mil") else []
     bag_enc = [(encode_pairs(tok, [(p["premise"], p["hypothesis"]) for p in b["pairs"]], args.max_length),
                 [p["sentence"] for p in b["pairs"]]) for b in bags]
+    teacher = None
+    if spec.get("distill") is not None:
+        teacher = AutoModelForSequenceClassification.from_pretrained(args.base, dtype=torch.float32).to(device).eval()
+        teacher.requires_grad_(False)
+    hard = torch.tensor([str(r.get("source", "")).startswith("neg_") for r in rows], device=device)
     bs = spec.get("batch", 32)
     per_epoch = math.ceil(len(enc) / bs)
     total = per_epoch * epochs
-    opt = torch.optim.AdamW(param_groups(model, 0.01), lr=spec["lr"], fused=device.type == "cuda")
+    if spec.get("freeze_emb"):
+        model.get_parameter(FROZEN).requires_grad_(False)
+    groups = [{**g, "params": [p for p in g["params"] if p.requires_grad]} for g in param_groups(model, 0.01)]
+    opt = torch.optim.AdamW(groups, lr=spec["lr"], fused=device.type == "cuda")
     sched = get_linear_schedule_with_warmup(opt, int(0.06 * total), total)
     rng = random.Random(seed)
     say(f"rows {len(enc)} labels {counts.tolist()} bags {len(bag_enc)} steps {total} device {device}")
@@ -258,8 +322,15 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     for _ in range(epochs):
         for batch in length_batches(len(enc), lengths, bs, rng):
             with autocast(device):
-                logits = model(**collate([enc[i] for i in batch], tok.pad_token_id, device)).logits.float()
-                loss = loss_fn(logits, torch.tensor([labels[i] for i in batch], device=device))
+                feats = collate([enc[i] for i in batch], tok.pad_token_id, device)
+                logits = model(**feats).logits.float()
+                y = torch.tensor([labels[i] for i in batch], device=device)
+                if teacher is None:
+                    loss = loss_fn(logits, y)
+                else:
+                    with torch.no_grad():
+                        t = teacher(**feats).logits.float()
+                    loss = distilled_loss(logits, t, y, hard[batch], spec["distill"], loss_fn.weight)
                 if bag_enc:
                     take = [bag_enc[bag_order[(bag_i + j) % len(bag_order)]] for j in range(spec.get("bags", 8))]
                     bag_i += len(take)
@@ -290,23 +361,67 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
             break
 
 
-def choose(results: list[dict]) -> tuple[str | None, str]:
-    """The variant whose kept epoch (value probe held) scores best on the calibration split."""
-    cands = [(h["score"], r["name"], h["epoch"]) for r in results for h in r["history"]
+def rank_key(h: dict, neg_floor: float) -> tuple[bool, float]:
+    """An epoch's rank: first whether it catches ``neg_floor`` of the deleted negations of the calibration
+    contexts (where those were read), then the score; a variant of which no epoch does keeps its best score."""
+    return (h.get("neg_contradiction", {}).get("neg_removed", 1.0) >= neg_floor, h["score"])
+
+
+def choose(results: list[dict], neg_floor: float = 0.0) -> tuple[str | None, str]:
+    """The variant whose kept epoch (value probe held; negation floor, if trained for it) ranks first."""
+    cands = [(*rank_key(h, neg_floor), r["name"], h["epoch"]) for r in results for h in r["history"]
              if r.get("best_epoch") is not None and h["epoch"] == r["best_epoch"]]
     start = next((r["history"][0]["score"] for r in results if r["history"]), float("nan"))
     if not cands:
         return None, "no trained variant kept the value probe within --probe-drop of the shipped model"
-    score, name, epoch = max(cands)
+    _, score, name, epoch = max(cands)
     return name, f"{name} at epoch {epoch}: score {score:.4f} (shipped model {start:.4f})"
 
 
-def split_file(path: Path, dest: Path, part_mb: int = 15) -> list[str]:
+def ranked(results: list[dict], neg_floor: float) -> list[str]:
+    """Variants with a kept epoch, best first (the order ``choose`` uses)."""
+    cands = [(*rank_key(h, neg_floor), r["name"]) for r in results for h in r["history"]
+             if r.get("best_epoch") is not None and h["epoch"] == r["best_epoch"]]
+    return [name for *_, name in sorted(cands, reverse=True)]
+
+
+def compact(path: Path, dest: Path) -> Path:
+    """The weights without the frozen word embeddings (equal to the base's): half the bytes to send back."""
+    from safetensors.torch import load_file, save_file
+
+    state = load_file(str(path))
+    save_file({k: v for k, v in state.items() if k != FROZEN}, str(dest))
+    return dest
+
+
+def assemble(parts: list[Path], base: Path, final: Path) -> None:
+    """A whole model folder from sent-back parts (joined in order) over ``base``'s weights and files."""
+    import tempfile
+
+    from safetensors.torch import load_file, save_file
+
+    with tempfile.TemporaryDirectory() as tmp:
+        joined = Path(tmp) / "joined.safetensors"
+        joined.write_bytes(b"".join(p.read_bytes() for p in parts))
+        state = load_file(str(base / "model.safetensors"))
+        new = load_file(str(joined))
+        unknown = sorted(set(new) - set(state))
+        if unknown:
+            sys.exit(f"sweep: {parts[0]}: weights the base lacks: {', '.join(unknown[:3])}")
+        state.update(new)
+        final.mkdir(parents=True, exist_ok=True)
+        for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+            shutil.copy(base / name, final / name)
+        save_file({k: v.contiguous() for k, v in state.items()}, str(final / "model.safetensors"),
+                  metadata={"format": "pt"})
+
+
+def split_file(path: Path, dest: Path, part_mb: int = 15, stem: str = "best") -> list[str]:
     data = path.read_bytes()
     size = part_mb * 1024 * 1024
     names = []
     for i in range(0, len(data), size):
-        name = f"best.safetensors.part{i // size}"
+        name = f"{stem}.safetensors.part{i // size}"
         (dest / name).write_bytes(data[i:i + size])
         names.append(name)
     return names
@@ -316,7 +431,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=ROOT / "training")
     ap.add_argument("--base", type=Path, default=ROOT / "faithlint" / "models" / "default")
-    ap.add_argument("--out", type=Path, required=True, help="results (sweep.json, the winner's weights)")
+    ap.add_argument("--out", type=Path, default=None, help="results (sweep.json, the winner's weights); required")
     ap.add_argument("--work", type=Path, default=None, help="per-variant folders (default: OUT/variants)")
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--minutes", type=float, default=6.0, help="training stops this long after the start")
@@ -324,11 +439,25 @@ def main() -> None:
     ap.add_argument("--probe-drop", type=float, default=0.03)
     ap.add_argument("--final", type=Path, default=None,
                     help="also write the winner as a whole model folder here (config, tokenizer, weights)")
+    ap.add_argument("--neg-floor", type=float, default=0.5,
+                    help="share of deleted negations a variant trained on negation pairs must catch")
+    ap.add_argument("--send", type=int, default=0,
+                    help="instead of the winner's whole weights, write the K best variants' weights without "
+                         "the frozen word embeddings (NAME.safetensors.partN; rebuild with --assemble)")
+    ap.add_argument("--assemble", nargs="+", type=Path, default=None, metavar="PART",
+                    help="join these sent-back parts over --base into the model folder --final, and stop")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--smoke", action="store_true", help="48 rows of each kind: a quick check of the whole run")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--deadline", type=float, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.assemble:
+        if not args.final:
+            sys.exit("sweep: --assemble needs --final (the model folder to write)")
+        assemble(args.assemble, args.base, args.final)
+        return
+    if args.out is None and not args.worker:
+        ap.error("--out is required (or --assemble PART... --final DIR)")
     if args.worker:
         args.out = args.work
         worker(args.worker, VARIANTS[args.worker] | ({"epochs": min(VARIANTS[args.worker].get("epochs", 0), 1)}
@@ -348,7 +477,8 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--worker", n, "--work", str(work), "--data", str(args.data),
                "--base", str(args.base), "--deadline", str(deadline), "--max-length", str(args.max_length),
                "--seed", str(args.seed), "--out", str(args.out),
-               "--probe-drop", str(args.probe_drop)] + (["--smoke"] if args.smoke else [])
+               "--probe-drop", str(args.probe_drop), "--neg-floor", str(args.neg_floor)]
+        cmd += ["--smoke"] if args.smoke else []
         (work / n).mkdir(parents=True, exist_ok=True)
         procs[n] = subprocess.Popen(cmd, env=env, stdout=(work / n / "stdout.txt").open("w"),
                                     stderr=subprocess.STDOUT)
@@ -367,9 +497,18 @@ def main() -> None:
             if (work / n / g).exists():
                 log.append(f"== {n} {g} (exit {procs[n].returncode})\n" + (work / n / g).read_text()[-20000:])
     (args.out / "sweep.log").write_text("\n".join(log))
-    best, why = choose(results)
+    best, why = choose(results, args.neg_floor)
     summary = {"choice": best, "why": why, "minutes": round((time.time() - start) / 60, 2), "results": results}
-    if best and (work / best / "model.safetensors").exists():
+    if args.send:
+        sent = {}
+        for name in ranked(results, args.neg_floor)[:args.send]:
+            src = work / name / "model.safetensors"
+            if src.exists() and VARIANTS[name].get("freeze_emb"):
+                sent[name] = split_file(compact(src, work / name / "compact.safetensors"), args.out, stem=name)
+            elif src.exists():
+                sent[name] = split_file(src, args.out, stem=name)
+        summary["sent"] = sent
+    elif best and (work / best / "model.safetensors").exists():
         summary["parts"] = split_file(work / best / "model.safetensors", args.out)
         if args.final:
             args.final.mkdir(parents=True, exist_ok=True)
@@ -380,7 +519,8 @@ def main() -> None:
     for r in results:
         for h in r["history"]:
             print(f"{r['name']:5} epoch {h['epoch']:5} score {h['score']:.4f} sentence {h['sentence_auroc_mean']:.4f} "
-                  f"response {h['response_auroc_mean']:.4f} acc {h['calib_acc']:.4f} probe {h['probe_acc']:.4f}")
+                  f"response {h['response_auroc_mean']:.4f} acc {h['calib_acc']:.4f} probe {h['probe_acc']:.4f} "
+                  f"neg {h.get('neg_acc', float('nan')):.4f} {h.get('neg_contradiction', {})}")
     print("chosen:", why, flush=True)
 
 

@@ -71,6 +71,8 @@ def encode_pairs(tok: Any, pairs: Sequence[tuple[str, str]], max_length: int) ->
     Such a hypothesis is cut to its head (with a few tokens' margin) before pairing, since tokenizers
     refuses ``only_first`` for the whole batch when one hypothesis alone exceeds ``max_length``.
     """
+    if not pairs:  # tokenizers fails on an empty batch
+        return []
     hyps = [h for _, h in pairs]
     room = max_length - tok.num_special_tokens_to_add(pair=True) - 8
     alone = tok(hyps, add_special_tokens=False, return_offsets_mapping=True)
