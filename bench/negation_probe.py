@@ -23,7 +23,6 @@ import argparse
 import random
 import re
 
-import numpy as np
 from common import data_dir, read_jsonl, save, table
 
 from faithlint.config import Config
@@ -55,10 +54,11 @@ def sentences(data, linter: Linter) -> list[tuple[str, str]]:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def setup(doc: str, per_group: int) -> tuple[argparse.Namespace, Linter, list[tuple[str, str]], random.Random]:
+    """A probe's arguments, linter and shuffled (premise, sentence) pool of the development contexts."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", help="data folder (default ../shared/data)")
-    ap.add_argument("--per-group", type=int, default=200)
+    ap.add_argument("--per-group", type=int, default=per_group)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--model", help="checker (default: the bundled one)")
     ap.add_argument("--out", default="", help="save the figures as JSON under bench/results/")
@@ -68,6 +68,30 @@ def main() -> None:
     rng = random.Random(args.seed)
     pool = sentences(data, linter)
     rng.shuffle(pool)
+    return args, linter, pool, rng
+
+
+def judge(linter: Linter, groups: dict[str, list[tuple[str, str]]], args: argparse.Namespace, command: str) -> None:
+    """The checker alone on each group: print its table, and save it with ``--out``."""
+    keys = ("p_entailment", "p_contradiction", "judged_contradiction", "judged_entailment")
+    out, rows = {}, []
+    for name, pairs in groups.items():
+        stats: dict = {"rows": len(pairs)}
+        if pairs:
+            probs = linter.checker.score_pairs([p for p, _ in pairs], [h for _, h in pairs])
+            stats |= dict(zip(keys, (float(probs[:, 0].mean()), float(probs[:, 2].mean()),
+                                     float((probs.argmax(1) == 2).mean()), float((probs.argmax(1) == 0).mean()))))
+        out[name] = stats
+        rows.append([name, len(pairs), *[round(stats[k], 3) if k in stats else "" for k in keys]])
+    print(table(["group", "rows", "mean P(entailment)", "mean P(contradiction)", "judged contradiction",
+                 "judged entailment"], rows))
+    if args.out:
+        save(args.out, {"command": command, "model": args.model or "bundled", "per_group": args.per_group,
+                        "seed": args.seed, "groups": out})
+
+
+def main() -> None:
+    args, linter, pool, _ = setup(__doc__, 200)
     negated = [(p, s) for p, s in pool if NEGATION.search(s)]
     plain = [(p, s) for p, s in pool if not NEGATION.search(s)]
     removable = [(p, s) for p, s in negated if len(REMOVABLE.findall(s)) == 1]
@@ -79,20 +103,7 @@ def main() -> None:
         "negation removed": [(p, REMOVABLE.sub("", s, count=1)) for p, s in removable[:n]],
         "negation added": [(p, AUXILIARY.sub(lambda m: m.group(0) + " not", s, count=1)) for p, s in addable[:n]],
     }
-    checker = linter.checker
-    out, rows = {}, []
-    for name, pairs in groups.items():
-        probs = checker.score_pairs([p for p, _ in pairs], [h for _, h in pairs]) if pairs else np.zeros((0, 3))
-        stats = {"rows": len(pairs), "p_entailment": float(probs[:, 0].mean()) if len(pairs) else None,
-                 "p_contradiction": float(probs[:, 2].mean()) if len(pairs) else None,
-                 "judged_contradiction": float((probs.argmax(1) == 2).mean()) if len(pairs) else None}
-        out[name] = stats
-        rows.append([name, stats["rows"], *[("" if stats[k] is None else round(stats[k], 3))
-                                            for k in ("p_entailment", "p_contradiction", "judged_contradiction")]])
-    print(table(["group", "rows", "mean P(entailment)", "mean P(contradiction)", "judged contradiction"], rows))
-    if args.out:
-        save(args.out, {"command": "python bench/negation_probe.py", "model": args.model or "bundled",
-                        "per_group": n, "seed": args.seed, "groups": out})
+    judge(linter, groups, args, "python bench/negation_probe.py")
 
 
 if __name__ == "__main__":

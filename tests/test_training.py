@@ -245,3 +245,25 @@ def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_p
     base = load_file(str(DEFAULT_MODEL_DIR / "model.safetensors"))
     assert rebuilt[sweep.FROZEN].equal(base[sweep.FROZEN])  # frozen: the base's, as sent
     assert any(not rebuilt[k].equal(base[k]) for k in base)  # the rest trained
+
+
+def test_value_rewrites_keep_or_change_the_meaning_as_named() -> None:
+    import random
+
+    from faithlint.train.rewrites import paraphrases, value_changes
+
+    s = "Attendance was about 32,000 visitors on March 4, 2024, roughly 60 percent more than the 40 expected."
+    kept = dict(paraphrases(s))
+    assert kept["percent_sign"].endswith("roughly 60% more than the 40 expected.")
+    assert "in March 2024" in kept["date_month"] and "on March" not in kept["date_month"]
+    assert "about 32 thousand visitors" in kept["thousands_word"]
+    assert kept["approximator"].startswith("Attendance was around 32,000")
+    assert "the forty expected" in kept["number_word"]
+    assert dict(paraphrases("The project cost $12.5 million.")) == {
+        "money_words": "The project cost 12.5 million dollars."}
+    assert paraphrases("It opened in 1998 with no fanfare.") == []  # a year is no count
+    changed = dict(value_changes(s, random.Random(0)))
+    assert set(changed) >= {"percent_changed", "date_changed", "thousands_changed"}
+    assert "% more" in changed["percent_changed"] and "60%" not in changed["percent_changed"]
+    assert " 2024," in changed["date_changed"] and "March" not in changed["date_changed"]
+    assert " thousand visitors" in changed["thousands_changed"] and "32 thousand" not in changed["thousands_changed"]
