@@ -30,7 +30,7 @@ def is_prose(text: str) -> bool:
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 WEEKDAY = {**{d.lower(): d for d in WEEKDAYS}, **{d[:3].lower(): d for d in WEEKDAYS},
-            "tues": "Tuesday", "thur": "Thursday", "thurs": "Thursday"}
+            "tues": "Tuesday", "weds": "Wednesday", "thur": "Thursday", "thurs": "Thursday"}
 HOUR_KEYS = ("hour", "open", "schedule", "time")
 _TIME = r"(\d{1,2})(?::(\d{1,2}))?\s*([ap]\.?m\.?)?"
 _TIME_RANGE = re.compile(rf"\s*{_TIME}\s*(?:-|\u2013|\u2014|to)\s*{_TIME}\s*", re.IGNORECASE)

@@ -357,3 +357,12 @@ def test_language_server_evidence_location_points_into_the_json(tmp_path: Path) 
 ])
 def test_count_keys_name_what_they_count(words: str, value: object, expected: str | None) -> None:
     assert counted(words, value) == expected
+
+
+def test_every_weekday_abbreviation_the_value_rules_know_names_a_day() -> None:
+    from faithlint.record_phrases import weekday
+    from faithlint.rules.values.vocab import _WEEKDAY_ABBRS
+
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    for abbr, index in _WEEKDAY_ABBRS.items():  # a record keyed "Weds" is an opening-hours map like "Wed"
+        assert weekday(abbr.capitalize() + ".") == days[index], abbr

@@ -267,3 +267,21 @@ def test_value_rewrites_keep_or_change_the_meaning_as_named() -> None:
     assert "% more" in changed["percent_changed"] and "60%" not in changed["percent_changed"]
     assert " 2024," in changed["date_changed"] and "March" not in changed["date_changed"]
     assert " thousand visitors" in changed["thousands_changed"] and "32 thousand" not in changed["thousands_changed"]
+
+
+def test_value_rewrite_pairs_are_entailed_and_their_changed_twins_contradict() -> None:
+    """training/build_paraphrase.py: each rewrite of a sentence's figure entails, one changed twin contradicts;
+    the sweep mixes them in as hard rows (their labels, not the teacher's)."""
+    import random
+
+    import build_paraphrase as bp
+
+    doc = ("The library reopened in 2024 after a long closure. Attendance reached about 32,000 visitors in the "
+           "first month of the year. The city paid for the work with a bond.")
+    rows = bp.pairs([doc], random.Random(3), per_doc=10)
+    kept = {r["hypothesis"] for r in rows if r["label"] == "entailment"}
+    assert "Attendance reached about 32 thousand visitors in the first month of the year." in kept
+    assert "Attendance reached around 32,000 visitors in the first month of the year." in kept
+    (changed,) = [r for r in rows if r["label"] == "contradiction"]
+    assert changed["source"] == "para_thousands_changed" and "32 thousand" not in changed["hypothesis"]
+    assert all(r["source"].startswith(sweep.HARD) and "32,000" in r["premise"] for r in rows)

@@ -120,17 +120,21 @@ def main() -> None:
     rows += [{"premise": r["premise"], "hypothesis": r["hypothesis"], "label": r["label"],
               "source": r.get("source", "stage3")} for r in stage3[:args.replay]]
     rng.shuffle(rows)
-    args.out.mkdir(parents=True, exist_ok=True)
+    write_pairs(args.out, rows, calib, {"stage": "negation", "seed": args.seed})
+
+
+def write_pairs(out: Path, rows: list[dict], calib: list[dict], meta: dict) -> None:
+    """``train.jsonl``, ``calib.jsonl`` and a manifest (rows per source, the training file's sha256) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
     for name, part in (("train", rows), ("calib", calib)):
-        with (args.out / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+        with (out / f"{name}.jsonl").open("w", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in part)
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["source"]] = counts.get(r["source"], 0) + 1
-    manifest = {"stage": "negation", "seed": args.seed, "rows": len(rows), "calib_rows": len(calib),
-                "sources": dict(sorted(counts.items())),
-                "sha256": hashlib.sha256((args.out / "train.jsonl").read_bytes()).hexdigest()}
-    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    manifest = {**meta, "rows": len(rows), "calib_rows": len(calib), "sources": dict(sorted(counts.items())),
+                "sha256": hashlib.sha256((out / "train.jsonl").read_bytes()).hexdigest()}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps(manifest, indent=2))
 
 

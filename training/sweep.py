@@ -27,7 +27,9 @@ an epoch must then first catch ``--neg-floor`` of the deleted negations, then th
 probabilities (a KL term), so only the negation lesson is new; plain further training on the same rows
 cost calibration score by itself (``c2``). They freeze the word embeddings, so ``--send K`` returns the
 K best variants at half the bytes (a lease returns at most 64 MiB), and ``--assemble`` rebuilds a model
-folder from those parts over ``--base``.
+folder from those parts over ``--base``. ``dp3`` adds the value-rewrite pairs of
+``training/build_paraphrase.py`` (``data_para/``; its calibration pairs are scored too: the share of kept
+and of changed values judged contradiction).
 
     python training/sweep.py --out training/runs/sweep --final training/runs/sweep/final   # all variants
     python training/sweep.py --out /tmp/s --smoke                                          # CPU check, tiny
@@ -100,7 +102,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "d2h": {"lr": 2e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True,
             "distill": 0.5},
     "d5": {"lr": 5e-5, "epochs": 2, "synth": True, "neg": True, "neg_copies": 2, "freeze_emb": True, "distill": 1.0},
+    # d3 with the value-rewrite pairs of training/build_paraphrase.py too (``para``; ``para_copies`` times)
+    "dp3": {"lr": 3e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "para": True, "para_copies": 2,
+            "freeze_emb": True, "distill": 1.0},
 }
+HARD = ("neg_", "para_")  # sources of the targeted pairs: they learn their labels, the rest is distilled
 NEG_SOURCES = ("neg_plain_copy", "neg_negated_copy", "neg_removed", "neg_added")
 FROZEN = "bert.embeddings.word_embeddings.weight"  # 11.7M of the 22.7M weights: not sent back when frozen
 
@@ -123,7 +129,7 @@ def in_probe(row: dict) -> bool:
     return int(hashlib.sha1(str(row.get("doc_id", row["premise"])).encode()).hexdigest(), 16) % 6 == 0
 
 
-def load(data: Path, synth: bool, smoke: bool, neg: int = 0) -> dict[str, list[dict]]:
+def load(data: Path, synth: bool, smoke: bool, neg: int = 0, para: int = 0) -> dict[str, list[dict]]:
     rows3 = read(data / "data3m" / "train.jsonl")
     rows3b = read(data / "data3b" / "train.jsonl")
     probe = [r for r in rows3b if in_probe(r)]
@@ -131,6 +137,7 @@ def load(data: Path, synth: bool, smoke: bool, neg: int = 0) -> dict[str, list[d
     if synth:
         train += read(data / "data2" / "train.jsonl")
     negs = [r for r in read(data / "data_neg" / "train.jsonl") if r.get("source", "").startswith("neg_")]
+    paras = [r for r in read(data / "data_para" / "train.jsonl") if r.get("source", "").startswith("para_")]
     seen: set[tuple[str, str]] = set()
     unique = []
     for r in train:  # stage 3b replays stage-3 rows: count each pair once
@@ -138,11 +145,11 @@ def load(data: Path, synth: bool, smoke: bool, neg: int = 0) -> dict[str, list[d
         if key not in seen:
             seen.add(key)
             unique.append(r)
-    unique += negs * neg  # the negation pairs, ``neg`` times (their own rows, outside the de-duplication)
+    unique += negs * neg + paras * para  # the targeted pairs, each set so many times (outside the de-duplication)
     out = {"train": unique, "calib": read(data / "data3m" / "calib.jsonl"), "probe": probe,
            "bags": [b for b in read(data / "data3m" / "bags_train.jsonl") if not b["faithful"]],
            "calib_bags": read(data / "data3m" / "bags_calib.jsonl"),
-           "neg_probe": read(data / "data_neg" / "calib.jsonl")}
+           "neg_probe": read(data / "data_neg" / "calib.jsonl"), "para_probe": read(data / "data_para" / "calib.jsonl")}
     if smoke:
         out = {k: random.Random(k).sample(v, min(len(v), 48)) for k, v in out.items()}
     return out
@@ -190,6 +197,8 @@ class Evaluator:
         self.enc_bags = encode_pairs(tok, flat, max_length)
         self.neg = data.get("neg_probe", [])
         self.enc_neg = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in self.neg], max_length)
+        self.para = data.get("para_probe", [])
+        self.enc_para = encode_pairs(tok, [(r["premise"], r["hypothesis"]) for r in self.para], max_length)
 
     def __call__(self, model: Any, device: Any) -> dict:
         import numpy as np
@@ -225,6 +234,13 @@ class Evaluator:
                                         for k in NEG_SOURCES if any(r["source"] == k for r in self.neg)}
             right = [said[i] == (r["label"] == "contradiction") for i, r in enumerate(self.neg)]
             res["neg_acc"] = round(float(np.mean(right)), 4)
+        if self.para:  # value rewrites of calibration contexts: judged contradiction, kept values vs changed
+            pp = probs(model, self.enc_para, self.pad_id, device)
+            said = pp.argmax(1) == LABELS.index("contradiction")
+            res["para_contradiction"] = {
+                group: round(float(np.mean([said[i] for i, r in enumerate(self.para) if r["label"] == label])), 4)
+                for group, label in (("kept", "entailment"), ("changed", "contradiction"))
+                if any(r["label"] == label for r in self.para)}
         return res
 
 
@@ -263,8 +279,8 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     tok = AutoTokenizer.from_pretrained(args.base)
     model = AutoModelForSequenceClassification.from_pretrained(args.base, dtype=torch.float32).to(device)
-    data = load(args.data, spec.get("synth", False), args.smoke,
-                spec.get("neg_copies", 1) if spec.get("neg") else 0)
+    data = load(args.data, spec.get("synth", False), args.smoke, spec.get("neg_copies", 1) if spec.get("neg") else 0,
+                spec.get("para_copies", 1) if spec.get("para") else 0)
     evaluate = Evaluator(tok, data, args.max_length)
     history: list[dict] = []
     result = {"name": name, "spec": spec, "history": history, "device": str(device)}
@@ -303,7 +319,7 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     if spec.get("distill") is not None:
         teacher = AutoModelForSequenceClassification.from_pretrained(args.base, dtype=torch.float32).to(device).eval()
         teacher.requires_grad_(False)
-    hard = torch.tensor([str(r.get("source", "")).startswith("neg_") for r in rows], device=device)
+    hard = torch.tensor([str(r.get("source", "")).startswith(HARD) for r in rows], device=device)
     bs = spec.get("batch", 32)
     per_epoch = math.ceil(len(enc) / bs)
     total = per_epoch * epochs
@@ -520,7 +536,8 @@ def main() -> None:
         for h in r["history"]:
             print(f"{r['name']:5} epoch {h['epoch']:5} score {h['score']:.4f} sentence {h['sentence_auroc_mean']:.4f} "
                   f"response {h['response_auroc_mean']:.4f} acc {h['calib_acc']:.4f} probe {h['probe_acc']:.4f} "
-                  f"neg {h.get('neg_acc', float('nan')):.4f} {h.get('neg_contradiction', {})}")
+                  f"neg {h.get('neg_acc', float('nan')):.4f} {h.get('neg_contradiction', {})} "
+                  f"para {h.get('para_contradiction', {})}")
     print("chosen:", why, flush=True)
 
 
