@@ -384,7 +384,7 @@ def rank_key(h: dict, neg_floor: float) -> tuple[bool, float]:
 
 
 def choose(results: list[dict], neg_floor: float = 0.0) -> tuple[str | None, str]:
-    """The variant whose kept epoch (value probe held; negation floor, if trained for it) ranks first."""
+    """The variant whose kept epoch (value probe held) ranks first by :func:`rank_key`."""
     cands = [(*rank_key(h, neg_floor), r["name"], h["epoch"]) for r in results for h in r["history"]
              if r.get("best_epoch") is not None and h["epoch"] == r["best_epoch"]]
     start = next((r["history"][0]["score"] for r in results if r["history"]), float("nan"))
@@ -420,7 +420,10 @@ def assemble(parts: list[Path], base: Path, final: Path) -> None:
         joined = Path(tmp) / "joined.safetensors"
         joined.write_bytes(b"".join(p.read_bytes() for p in parts))
         state = load_file(str(base / "model.safetensors"))
-        new = load_file(str(joined))
+        try:
+            new = load_file(str(joined))
+        except Exception as e:  # a part missing, out of order or cut short
+            sys.exit(f"sweep: {', '.join(map(str, parts))}: not one safetensors file when joined in this order ({e})")
         unknown = sorted(set(new) - set(state))
         if unknown:
             sys.exit(f"sweep: {parts[0]}: weights the base lacks: {', '.join(unknown[:3])}")
