@@ -130,7 +130,7 @@ def main() -> None:
     exp = MODEL_DIR / "export_report.json"
     e = json.loads(exp.read_text()) if exp.exists() else None
     parts = []
-    dev = load("dev_v5.json")
+    dev = load("dev_v5a.json")
     if dev:
         parts.append("### Findings on real model outputs (development files)\n\n"
                      + dev_md(load("dev_v01.json"), dev, load("operating_point_grounding.json")))

@@ -131,6 +131,7 @@ class Config(BaseModel):
     check_lead_ins: bool = False  # a sentence ending in ":" right before a list ("Here is a summary:")
     min_words: int = Field(default=3, ge=1)
     verbatim: bool = True
+    align_values: bool = True  # the checker reads a sentence's figures as its evidence writes them ("forty" -> "40")
     batch_size: int = Field(default=8, ge=1)
     cache_dir: str | None = None  # None: the user cache directory; "off": no disk cache ($FAITHLINT_CACHE_DIR wins)
     cache_max_mb: int = Field(default=512, ge=1)

@@ -24,7 +24,7 @@ import numpy as np
 from cachetools import LRUCache, cachedmethod
 
 from faithlint.aggregators import aggregator_for
-from faithlint.checkers.span_head import marks_in_unit
+from faithlint.checkers.span_head import marks_before_edits, marks_in_unit, rewritten
 from faithlint.claims.aggregate import supported_share
 from faithlint.claims.extractors import extractor_for, extractor_settings, warm_up
 from faithlint.claims.units import ClaimUnit, ClaimUnits
@@ -372,16 +372,19 @@ class Linter:
         t = self.stats.add_ms("evidence", t)
         if cancelled and cancelled():
             return [(_NEUTRAL.copy(), None, [], []) for _ in texts]
-        pairs = [(p, h) for sel, h in zip(selections, hypotheses) for p in sel.premises]
+        # the checker reads the unit's figures as its evidence writes them ("forty" -> "40"); marks map back
+        edits = [self.values.alignment(h, [e.text for e in sel.evidence]) if self.config.align_values and sel.premises
+                 else [] for sel, h in zip(selections, hypotheses)]
+        pairs = [(p, rewritten(h, e)) for sel, h, e in zip(selections, hypotheses, edits) for p in sel.premises]
         probs, fresh, marks = self._score(pairs)
         self.stats.add_ms("checker", t)
         out: list[Verdict] = []
         k = 0
         rescored = 0
-        for text, h, sel, hit in zip(texts, hypotheses, selections, copied):
+        for text, h, sel, hit, e in zip(texts, hypotheses, selections, copied, edits):
             n = len(sel.premises)
             p = probs[k:k + n]
-            m = marks[k:k + n]
+            m = [marks_before_edits(x, e) for x in marks[k:k + n]]
             rescored += bool(fresh[k:k + n].any())
             k += n
             self.stats.sentences_checked += 1

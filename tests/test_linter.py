@@ -247,3 +247,36 @@ def test_a_sentence_copied_from_the_context_is_supported_without_the_model():
     assert lt.check("It is open CONTRA on", ctx).sentences[0].label == "contradiction"
     lt.config = Config(verbatim=False, ignore=["FL400"])
     assert lt.check("It is open CONTRA on \u201cSundays\u201d now.", ctx).sentences[0].label == "contradiction"
+
+
+def test_the_checker_reads_figures_as_the_evidence_writes_them_and_marks_map_back():
+    ctx = [ContextDoc("ctx.md", "The new building has 40 study rooms. The project cost $12.5 million and took "
+                                "18 months, 60 percent longer than planned.")]
+    text = "It has forty study rooms. The work cost 12.5 million dollars, 60% longer than planned. It has 41 rooms.\n"
+    lt, checker = linter()
+    lt.check(text, ctx)
+    seen = set(checker.hypotheses)
+    assert "It has 40 study rooms." in seen  # "forty" written as the context writes it
+    assert "The work cost $12.5 million, 60 percent longer than planned." in seen
+    assert "It has 41 rooms." in seen  # another value: left as written (FL400's to report)
+    off, plain = linter(align_values=False)
+    off.check(text, ctx)
+    assert "It has forty study rooms." in plain.hypotheses and "It has 40 study rooms." not in plain.hypotheses
+
+
+def test_alignment_edits_only_figures_of_equal_value_in_another_form():
+    from faithlint.checkers.span_head import marks_before_edits, rewritten
+
+    vx = ValueExtractor(nlp=False)
+    evidence = ["It has 40 rooms and cost $12.5 million.", "About 32,000 came."]
+    h = "It has forty rooms, cost 12.5 million dollars and drew 32 thousand; 41 desks."
+    edits = vx.alignment(h, evidence)
+    assert rewritten(h, edits) == "It has 40 rooms, cost $12.5 million and drew 32,000; 41 desks."
+    assert vx.alignment("It has forty rooms.", ["It has forty rooms, 40 in all."]) == []  # the form is in the evidence
+    new = rewritten(h, edits)
+    a = new.index("$12.5")
+    (back,) = marks_before_edits([(a, a + len("$12.5 million"))], edits)
+    assert h[back[0]:back[1]] == "12.5 million dollars"
+    a = new.index("41")
+    (back,) = marks_before_edits([(a, a + 8)], edits)
+    assert h[back[0]:back[1]] == "41 desks"  # after the edits: shifted by what they changed

@@ -21,7 +21,9 @@ from .matching import _pick_context, _present, _same_count
 from .model import Mismatch, Value, _Analysis
 from .vocab import _CACHE_SIZE, _NLP_LOCK, ENTITY_LABELS, KINDS, SPACY_MODEL
 
-__all__ = ["ENTITY_LABELS", "KINDS", "SPACY_MODEL", "Mismatch", "Value", "ValueExtractor"]
+__all__ = ["ALIGNED_KINDS", "ENTITY_LABELS", "KINDS", "SPACY_MODEL", "Mismatch", "Value", "ValueExtractor"]
+
+ALIGNED_KINDS = frozenset({"number", "money", "percent", "quantity"})  # figures ``aligned`` rewrites
 
 
 # ------------------------------------------------------------------------------------------------ extractor
@@ -84,6 +86,23 @@ class ValueExtractor:
                 continue
             out.append(Mismatch(item.value, *_pick_context(item, draft, evidence)))
         return out
+
+    def alignment(self, hypothesis: str, evidence_texts: list[str]) -> list[tuple[int, int, str]]:
+        """Edits (start, end, new text; in order) that write each figure of ``hypothesis`` as its evidence writes
+        the same value ("forty" -> "40", "12.5 million dollars" -> "$12.5 million", "60%" -> "60 percent"): the
+        checker reads a figure in another form as a different one far more often than the same words
+        (bench/paraphrase_probe.py). Only numbers, money, percents and quantities whose parsed values are equal;
+        a form the evidence also uses is left alone."""
+        analyses = self._analyse_many([hypothesis, *evidence_texts])
+        forms: dict[str, str] = {}
+        for a in analyses[1:]:
+            for it in a.items:
+                if it.value.kind in ALIGNED_KINDS and not it.generic:
+                    forms.setdefault(it.value.norm, it.value.text)
+        said = "\n".join(evidence_texts)
+        return [(it.value.start, it.value.end, forms[it.value.norm]) for it in analyses[0].items
+                if it.value.kind in ALIGNED_KINDS and not it.generic and it.value.norm in forms
+                and forms[it.value.norm] != it.value.text and it.value.text not in said]
 
     def prepare(self, texts: list[str]) -> None:
         """Analyse ``texts`` now (one spaCy batch) so later calls find them in the cache."""
