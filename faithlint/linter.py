@@ -24,7 +24,7 @@ import numpy as np
 from cachetools import LRUCache, cachedmethod
 
 from faithlint.aggregators import aggregator_for
-from faithlint.checkers.span_head import marks_before_edits, marks_in_unit, rewritten
+from faithlint.checkers.span_head import marks_in_unit
 from faithlint.claims.aggregate import supported_share
 from faithlint.claims.extractors import extractor_for, extractor_settings, warm_up
 from faithlint.claims.units import ClaimUnit, ClaimUnits
@@ -34,6 +34,7 @@ from faithlint.context_index import ContextIndex, context_file, doc_key
 from faithlint.digests import digest
 from faithlint.disk_cache import DiskCache, open_cache
 from faithlint.evidence import evidence_quote
+from faithlint.figures import hypothesis_edits, marks_before_edits, rewritten
 from faithlint.grounding import GroundingModel, context_terms_of, ground
 from faithlint.lazy_imports import import_torch
 from faithlint.markdown import Extracted, extract, line_of
@@ -373,8 +374,7 @@ class Linter:
         if cancelled and cancelled():
             return [(_NEUTRAL.copy(), None, [], []) for _ in texts]
         # the checker reads the unit's figures as its evidence writes them ("forty" -> "40"); marks map back
-        edits = [self.values.alignment(h, [e.text for e in sel.evidence]) if self.config.align_values and sel.premises
-                 else [] for sel, h in zip(selections, hypotheses)]
+        edits = hypothesis_edits(selections, hypotheses) if self.config.align_values else [[] for _ in texts]
         pairs = [(p, rewritten(h, e)) for sel, h, e in zip(selections, hypotheses, edits) for p in sel.premises]
         probs, fresh, marks = self._score(pairs)
         self.stats.add_ms("checker", t)

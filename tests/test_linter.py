@@ -265,7 +265,7 @@ def test_the_checker_reads_figures_as_the_evidence_writes_them_and_marks_map_bac
 
 
 def test_alignment_edits_only_figures_of_equal_value_in_another_form():
-    from faithlint.checkers.span_head import marks_before_edits, rewritten
+    from faithlint.figures import marks_before_edits, rewritten
 
     vx = ValueExtractor(nlp=False)
     evidence = ["It has 40 rooms and cost $12.5 million.", "About 32,000 came."]

@@ -78,34 +78,6 @@ class SpanHead:
         return [(a, b) for a, b in runs]
 
 
-def rewritten(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """``text`` with ``edits`` (start, end, new text; in order, not overlapping) applied."""
-    for start, end, new in reversed(edits):
-        text = text[:start] + new + text[end:]
-    return text
-
-
-def marks_before_edits(marks: list[tuple[int, int]] | None, edits: list[tuple[int, int, str]]
-                       ) -> list[tuple[int, int]] | None:
-    """Marks made on the ``rewritten`` text as offsets into the text before ``edits``: a mark that starts or ends
-    inside a rewritten stretch covers the whole of what it replaced."""
-    if not marks or not edits:
-        return marks
-
-    def back(x: int, end: bool) -> int:
-        delta = 0
-        for start, stop, new in edits:
-            ns, ne = start + delta, start + delta + len(new)
-            if x < ns or (end and x == ns):
-                return x - delta
-            if x <= ne:
-                return stop if end else start
-            delta += len(new) - (stop - start)
-        return x - delta
-
-    return [(back(a, False), back(b, True)) for a, b in marks]
-
-
 def marks_in_unit(marks: list[tuple[int, int]] | None, text: str, hypothesis: str) -> list[tuple[int, int]]:
     """Span-head marks of a hypothesis as offsets into the unit's text (a query may frame the hypothesis)."""
     if not marks:
