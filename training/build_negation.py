@@ -31,7 +31,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "training")]
+
+from build_values import stage3_rows  # noqa: E402
 
 from faithlint.train.splits import context_bucket  # noqa: E402
 
@@ -110,12 +112,10 @@ def main() -> None:
     ap.add_argument("--replay", type=int, default=3000, help="stage-3 training rows replayed")
     ap.add_argument("--seed", type=int, default=17)
     args = ap.parse_args()
-    if not (args.stage3 / "train.jsonl").is_file():
-        sys.exit(f"error: {args.stage3 / 'train.jsonl'}: missing; run training/build_real.py first")
+    stage3 = stage3_rows(args.stage3)
     rng = random.Random(args.seed)
     rows = pairs(contexts(args.data, "train"), rng, args.per_doc, args.plain_per_doc)
     calib = pairs(contexts(args.data, "calib"), rng, 1, 1)
-    stage3 = [json.loads(line) for line in (args.stage3 / "train.jsonl").open(encoding="utf-8")]
     rng.shuffle(stage3)
     rows += [{"premise": r["premise"], "hypothesis": r["hypothesis"], "label": r["label"],
               "source": r.get("source", "stage3")} for r in stage3[:args.replay]]

@@ -89,6 +89,15 @@ def value_pairs(docs: dict[str, str], rng: random.Random, per_doc: int = 8) -> l
     return rows
 
 
+def stage3_rows(stage3: Path) -> list[dict]:
+    """Stage 3's training rows (``training/build_real.py``), replayed beside new pairs so the real-output lesson
+    stays; exits when they are not built yet."""
+    path = stage3 / "train.jsonl"
+    if not path.is_file():
+        sys.exit(f"error: {path}: missing; run training/build_real.py first")
+    return [json.loads(line) for line in path.open(encoding="utf-8")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -96,8 +105,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "training" / "data3b")
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
-    if not (args.stage3 / "train.jsonl").is_file():
-        sys.exit(f"{args.stage3 / 'train.jsonl'}: missing; run training/build_real.py first")
+    stage3 = stage3_rows(args.stage3)
     rng = random.Random(args.seed)
     docs = contexts(args.data)
     rows = value_pairs(docs, rng)
@@ -111,7 +119,6 @@ def main() -> None:
     rows += [r for r in synth if r["label"] == "contradiction"]
     rows += [r for r in synth if r["label"] == "entailment"
              and (r.get("kind") == "minimal_pair" or str(r.get("kind", "")).startswith("paraphrase"))][:900]
-    stage3 = [json.loads(line) for line in (args.stage3 / "train.jsonl").open(encoding="utf-8")]
     rng.shuffle(stage3)
     rows += stage3[:3200]
     rows = [{"premise": r["premise"], "hypothesis": r["hypothesis"], "label": r["label"],

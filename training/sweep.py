@@ -383,22 +383,25 @@ def rank_key(h: dict, neg_floor: float) -> tuple[bool, float]:
     return (h.get("neg_contradiction", {}).get("neg_removed", 1.0) >= neg_floor, h["score"])
 
 
+def _kept(results: list[dict], neg_floor: float) -> list[tuple[bool, float, str, float]]:
+    """(rank key..., name, epoch) of each variant's kept epoch (value probe held), best first."""
+    return sorted(((*rank_key(h, neg_floor), r["name"], h["epoch"]) for r in results for h in r["history"]
+                   if r.get("best_epoch") is not None and h["epoch"] == r["best_epoch"]), reverse=True)
+
+
 def choose(results: list[dict], neg_floor: float = 0.0) -> tuple[str | None, str]:
     """The variant whose kept epoch (value probe held) ranks first by :func:`rank_key`."""
-    cands = [(*rank_key(h, neg_floor), r["name"], h["epoch"]) for r in results for h in r["history"]
-             if r.get("best_epoch") is not None and h["epoch"] == r["best_epoch"]]
+    cands = _kept(results, neg_floor)
     start = next((r["history"][0]["score"] for r in results if r["history"]), float("nan"))
     if not cands:
         return None, "no trained variant kept the value probe within --probe-drop of the shipped model"
-    _, score, name, epoch = max(cands)
+    _, score, name, epoch = cands[0]
     return name, f"{name} at epoch {epoch}: score {score:.4f} (shipped model {start:.4f})"
 
 
 def ranked(results: list[dict], neg_floor: float) -> list[str]:
     """Variants with a kept epoch, best first (the order ``choose`` uses)."""
-    cands = [(*rank_key(h, neg_floor), r["name"]) for r in results for h in r["history"]
-             if r.get("best_epoch") is not None and h["epoch"] == r["best_epoch"]]
-    return [name for *_, name in sorted(cands, reverse=True)]
+    return [name for _, _, name, _ in _kept(results, neg_floor)]
 
 
 def compact(path: Path, dest: Path) -> Path:

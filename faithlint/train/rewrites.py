@@ -87,9 +87,8 @@ def value_changes(s: str, rng: random.Random) -> list[tuple[str, str]]:
         if new is not None:
             out.append((kind, new))
 
-    add("percent_changed", _sub_once(PERCENT_WORD, lambda m: f"{_other_number(m.group(1), rng)}%", s))
-    add("percent_changed", _sub_once(PERCENT_SIGN, lambda m: f"{_other_number(m.group(1), rng)} percent", s)
-        if not out else None)
+    add("percent_changed", _sub_once(PERCENT_WORD, lambda m: f"{_other_number(m.group(1), rng)}%", s)
+        or _sub_once(PERCENT_SIGN, lambda m: f"{_other_number(m.group(1), rng)} percent", s))
 
     def month(m: re.Match[str]) -> str | None:
         if not _year_sensible(int(m.group(4))):
