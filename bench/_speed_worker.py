@@ -134,7 +134,8 @@ def main() -> None:
             t = time.perf_counter()
             res = tree.check(req["text"], req["context"], req.get("query"))
             ms = 1000 * (time.perf_counter() - t)
-            reply({"ms": ms, "sentences": len(res.sentences), "findings": len(res.findings)})
+            stages = dict(getattr(getattr(tree.linter, "stats", None), "stage_ms", None) or {})  # v0.1 has none
+            reply({"ms": ms, "sentences": len(res.sentences), "findings": len(res.findings), "stage_ms": stages})
         elif cmd == "build_pairs":
             prem, hyp, mean = pairs_of_length(checker, req["context"], int(req["tokens"]), int(req["n"]))
             reply({"premises": prem, "hypotheses": hyp, "tokens": mean})

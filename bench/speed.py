@@ -145,6 +145,8 @@ def med(values: list[float]) -> float | None:
 def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argparse.Namespace,
                 logdir: Path) -> dict[str, Any]:
     ms: dict[str, list[list[float]]] = {t: [[] for _ in rows] for t in trees}
+    stage_ms: dict[str, dict[str, float]] = {t: {} for t in trees}  # summed over every check, per stage
+    checks: dict[str, int] = {t: 0 for t in trees}
     sents: dict[str, list[int]] = {t: [0] * len(rows) for t in trees}
     pair_s: dict[str, dict[int, list[float]]] = {t: {128: [], 256: []} for t in trees}
     rss: dict[str, list[float]] = {t: [] for t in trees}
@@ -162,6 +164,9 @@ def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argpar
                     r = workers[t].ask(cmd="check", text=row["text"], context=row["context"], query=row["query"])
                     ms[t][i].append(r["ms"])
                     sents[t][i] = r["sentences"]
+                    checks[t] += 1
+                    for k, v in (r.get("stage_ms") or {}).items():
+                        stage_ms[t][k] = stage_ms[t].get(k, 0.0) + v
                 if args.progress and (i + 1) % 10 == 0:
                     print(f"  rep {rep + 1}: {i + 1}/{len(rows)} responses", file=sys.stderr)
             for t, w in workers.items():
@@ -206,6 +211,8 @@ def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argpar
                           "sentences_per_s": ratio(b["v0.1"]["sentences_per_s"], b["now"]["sentences_per_s"], True)}
         out["batch"] = batch
         out["batch_peak_rss_mib"] = {t: med(rss[t]) for t in trees}
+        out["batch_stage_ms"] = {t: {k: round(v / checks[t], 2) for k, v in stage_ms[t].items()}
+                                 for t in trees if stage_ms[t]}
         out["per_response_ms"] = {t: [{"file": rows[i]["file"], "id": rows[i]["id"], "ms": ms[t][i],
                                        "sentences": sents[t][i]} for i in range(len(rows))] for t in trees}
     if not args.skip_pairs:
@@ -329,6 +336,11 @@ def markdown(res: dict[str, Any]) -> str:
     head = "| figure | v0.1 | now | ratio | target (issue 15) |\n|---|---:|---:|---:|---|\n"
     body = "\n".join("| " + " | ".join(r) + " |" for r in rows)
     m = res["machine"]
+    batch_stages = (res.get("batch_stage_ms") or {}).get("now") or {}
+    if batch_stages:
+        body += ("\n\nWhere a batch check's time goes (mean ms per response, the linter's `stats.stage_ms`): "
+                 + ", ".join(f"{k} {fmt(v)}" for k, v in batch_stages.items())
+                 + f", total {fmt(sum(batch_stages.values()))}.")
     stages = (res.get("lsp") or {}).get("edit_stage_ms") or {}
     if stages:
         body += ("\n\nWhere an edit's time goes in the server (mean ms per edit, `faithlint.status` → `lastCheckMs`): "

@@ -50,10 +50,24 @@ class Piece:
     index: int  # position in the document
 
 
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_DECIMAL = re.compile(r"\d+\.\d+")
+
+
+def number_term(number: str) -> str:
+    """A number as a term, by value: "32,000" and "32000", "4.0" and "4" are one term (a JSON record's 4.0 is
+    the "4 stars" of an overview)."""
+    if _GROUPED.fullmatch(number):
+        number = number.replace(",", "")
+    if _DECIMAL.fullmatch(number):
+        number = number.rstrip("0").rstrip(".")
+    return "#" + number
+
+
 def terms(text: str) -> frozenset[str]:
     """Content words and numbers: what a piece must share with a sentence to carry its facts."""
     text = without_citations(text)
-    return frozenset(content_words(text)) | frozenset("#" + n for n in _NUMBER.findall(text))
+    return frozenset(content_words(text)) | frozenset(number_term(n) for n in _NUMBER.findall(text))
 
 
 def lexical_overlap(sentence: str, pieces: Sequence[frozenset[str]]) -> np.ndarray:

@@ -173,6 +173,14 @@ def test_operating_point_comes_from_config_with_calibrated_defaults():
     assert moved.unsupported == 0.9 and moved.low == default.low
 
 
+def test_numbers_are_terms_by_value():
+    assert "#4" in terms("It is rated 4.0 stars.") and "#32000" in terms("It has 32,000 fans.")
+    assert "#32000" in terms("It has 32000 fans.")
+    assert "#2.5" in terms("It costs 2.50 dollars.") and "#100" in terms("It weighs 100.00 kg.")
+    assert "#1.2.3" in terms("Version 1.2.3 shipped.")  # not a decimal: left as written
+    assert "#4.5" in terms("It is rated 4.5 stars.") and "#4" not in terms("It is rated 4.5 stars.")
+
+
 def test_citation_markers_are_no_terms():
     assert terms("It ends after 90 days [1][2, 3].") == terms("It ends after 90 days.")
     assert "#12" in terms("It rose 12% (see [4]).") and "#4" not in terms("It rose 12% (see [4]).")

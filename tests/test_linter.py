@@ -273,6 +273,9 @@ def test_alignment_edits_only_figures_of_equal_value_in_another_form():
     edits = vx.alignment(h, evidence)
     assert rewritten(h, edits) == "It has 40 rooms, cost $12.5 million and drew 32,000; 41 desks."
     assert vx.alignment("It has forty rooms.", ["It has forty rooms, 40 in all."]) == []  # the form is in the evidence
+    # a form that is only a substring of the evidence's ("4" in "4.0") is another form: a JSON record's 4.0
+    h4 = "Customers rate it 4 stars."
+    assert rewritten(h4, vx.alignment(h4, ["It is rated 4.0 stars."])) == "Customers rate it 4.0 stars."
     new = rewritten(h, edits)
     a = new.index("$12.5")
     (back,) = marks_before_edits([(a, a + len("$12.5 million"))], edits)

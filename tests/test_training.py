@@ -204,9 +204,8 @@ def test_an_epoch_that_catches_deleted_negations_outranks_a_better_score() -> No
     assert sweep.choose(results, 0.0)[0] == "a"
 
 
-def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_path: Path) -> None:
-    """A distilled negation variant on tiny data: --send writes its weights less the frozen word embeddings,
-    --assemble joins them over the base into a model equal to the trained one."""
+def _tiny_sweep(tmp_path: Path, variant: str) -> tuple[Path, Path]:
+    """``variant`` of the sweep on tiny data (negation pairs included), its best weights sent back: (out, work)."""
     p = "The office is not open on Sundays, but it opens at 9 on Saturdays."
     rows = [{"premise": p, "hypothesis": "The office opens at 9 on Saturdays.", "label": "entailment",
              "source": "frank_train", "doc_id": "1"}] * 6
@@ -225,9 +224,16 @@ def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_p
     _write(data / "data_neg" / "calib.jsonl", neg[:2])
     out, work = tmp_path / "out", tmp_path / "work"
     run = subprocess.run([sys.executable, str(ROOT / "training" / "sweep.py"), "--data", str(data), "--out", str(out),
-                          "--work", str(work), "--variants", "d2", "--smoke", "--probe-drop", "1", "--send", "1"],
+                          "--work", str(work), "--variants", variant, "--smoke", "--probe-drop", "1", "--send", "1"],
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
+    return out, work
+
+
+def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_path: Path) -> None:
+    """A distilled negation variant on tiny data: --send writes its weights less the frozen word embeddings,
+    --assemble joins them over the base into a model equal to the trained one."""
+    out, work = _tiny_sweep(tmp_path, "d2")
     summary = json.loads((out / "sweep.json").read_text())
     (result,) = summary["results"]
     assert "neg_contradiction" in result["history"][0] and list(summary["sent"]) == ["d2"]
@@ -245,6 +251,35 @@ def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_p
     base = load_file(str(DEFAULT_MODEL_DIR / "model.safetensors"))
     assert rebuilt[sweep.FROZEN].equal(base[sweep.FROZEN])  # frozen: the base's, as sent
     assert any(not rebuilt[k].equal(base[k]) for k in base)  # the rest trained
+
+
+def test_kept_layers_are_evenly_spaced_and_keep_the_last() -> None:
+    assert sweep.kept_layers(6, 3) == [0, 2, 5] and sweep.kept_layers(6, 4) == [0, 2, 3, 5]
+    assert sweep.kept_layers(6, 6) == list(range(6)) and sweep.kept_layers(6, 1) == [5]
+    with pytest.raises(ValueError):
+        sweep.kept_layers(6, 7)
+
+
+def test_a_student_is_sent_back_and_rebuilt_with_its_own_layers(tmp_path: Path) -> None:
+    """A 3-layer student (every row distilled from the shipped checker): its sent-back weights say in their
+    metadata how many layers they have; --assemble rebuilds a 3-layer model folder that transformers loads
+    and that equals the trained one."""
+    out, work = _tiny_sweep(tmp_path, "s3")
+    summary = json.loads((out / "sweep.json").read_text())
+    assert list(summary["sent"]) == ["s3"]
+    final = tmp_path / "final"
+    parts = [out / n for n in summary["sent"]["s3"]]
+    subprocess.run([sys.executable, str(ROOT / "training" / "sweep.py"), "--assemble", *map(str, parts),
+                    "--final", str(final)], check=True, capture_output=True, timeout=300)
+    from safetensors.torch import load_file
+    from transformers import AutoModelForSequenceClassification
+
+    rebuilt, trained = load_file(str(final / "model.safetensors")), load_file(str(work / "s3" / "model.safetensors"))
+    assert set(rebuilt) == set(trained) and all(rebuilt[k].equal(trained[k]) for k in trained)
+    assert not any(k.startswith("bert.encoder.layer.3.") for k in rebuilt)
+    config = json.loads((final / "config.json").read_text())
+    assert config["num_hidden_layers"] == 3 and "faithlint_temperature" in config  # the base's keys kept
+    assert len(AutoModelForSequenceClassification.from_pretrained(final).bert.encoder.layer) == 3
 
 
 def test_value_rewrites_keep_or_change_the_meaning_as_named() -> None:

@@ -97,8 +97,10 @@ def main() -> None:
     if cpu_has_bf16():
         speed["bf16"] = pairs_per_second(model16, reps=3, bf16=True)
     accuracy = {"fp32": acc16, "int8": acc8, "bf16": acc_bf16}
-    # the fastest precision whose accuracy is within the tolerance of fp32
-    choice = max((p for p in speed if accuracy[p] >= acc16 - args.tolerance), key=lambda p: speed[p])
+    # the fastest precision whose accuracy is within the tolerance of fp32, among those the default runtimes
+    # run from the shipped files: no int8 checker graph is shipped (on the development benchmark int8 moved
+    # task AUROCs by more than 0.01, MODEL_CARD.md), so int8 is measured and reported, never chosen
+    choice = max((p for p in speed if p != "int8" and accuracy[p] >= acc16 - args.tolerance), key=lambda p: speed[p])
     report.update({"calib_accuracy_fp16_storage": acc16, "calib_accuracy_int8": acc8,
                    "calib_accuracy_bf16": acc_bf16,
                    "pairs_per_s_fp32_128": speed["fp32"], "pairs_per_s_int8_128": speed["int8"],

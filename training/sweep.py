@@ -31,10 +31,17 @@ folder from those parts over ``--base``. ``dp3`` adds the value-rewrite pairs of
 ``training/build_paraphrase.py`` (``data_para/``; its calibration pairs are scored too: the share of kept
 and of changed values judged contradiction).
 
+Students (the ``s*`` recipes, for speed): ``layers`` of the starting checker's six are kept (evenly spaced,
+first and last included: 0, 2, 3, 5 of six for four) and every row, the negation pairs too, learns the whole
+starting checker's probabilities (``all_soft``). Their weights carry their layer count in the safetensors
+metadata, so ``--assemble`` drops the base's further layers and writes the config to match.
+
     python training/sweep.py --out training/runs/sweep --final training/runs/sweep/final   # all variants
     python training/sweep.py --out /tmp/s --smoke                                          # CPU check, tiny
     python training/sweep.py --out OUT --variants d3 --base STAGE5 --send 1               # stage 6
     python training/sweep.py --assemble OUT/d3.safetensors.part* --base STAGE5 --final training/runs/neg/final
+    python training/sweep.py --out OUT --variants dp3 --base STAGE6 --send 1              # stage 7
+    python training/sweep.py --out OUT --variants s4e6,s3e6 --base STAGE7 --send 2        # students (not shipped)
 
 Writes ``sweep.json`` (every variant's per-epoch metrics and the choice), ``sweep.log`` and the
 winner's weights as fp16 safetensors, split into ``best.safetensors.partN`` of at most 15 MiB (join
@@ -105,6 +112,18 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # d3 with the value-rewrite pairs of training/build_paraphrase.py too (``para``; ``para_copies`` times)
     "dp3": {"lr": 3e-5, "epochs": 3, "synth": True, "neg": True, "neg_copies": 2, "para": True, "para_copies": 2,
             "freeze_emb": True, "distill": 1.0},
+    # students for speed (issue 15): ``layers`` of the shipped checker's six kept (evenly spaced, the last
+    # included), every row distilled from the whole shipped checker, which already knows the negation pairs
+    "s3": {"lr": 1e-4, "epochs": 4, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 3,
+           "all_soft": True},
+    "s4": {"lr": 1e-4, "epochs": 4, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 4,
+           "all_soft": True},
+    "s4e6": {"lr": 1e-4, "epochs": 6, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 4,
+             "all_soft": True},
+    "s3e6": {"lr": 1e-4, "epochs": 6, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 3,
+             "all_soft": True},
+    "s4l": {"lr": 5e-5, "epochs": 4, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 4,
+            "all_soft": True},
 }
 HARD = ("neg_", "para_")  # sources of the targeted pairs: they learn their labels, the rest is distilled
 NEG_SOURCES = ("neg_plain_copy", "neg_negated_copy", "neg_removed", "neg_added")
@@ -244,6 +263,24 @@ class Evaluator:
         return res
 
 
+def kept_layers(total: int, n: int) -> list[int]:
+    """Which of ``total`` encoder layers a student of ``n`` keeps: evenly spaced, first and last included."""
+    if not 1 <= n <= total:
+        raise ValueError(f"a student keeps 1 to {total} layers, not {n}")
+    return sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)}) if n > 1 else [total - 1]
+
+
+def truncate(model: Any, n: int) -> Any:
+    """``model`` (a BERT classifier) cut to ``n`` of its encoder layers, its config saying so."""
+    import torch
+
+    layers = model.bert.encoder.layer
+    keep = kept_layers(len(layers), n)
+    model.bert.encoder.layer = torch.nn.ModuleList([layers[i] for i in keep])
+    model.config.num_hidden_layers = n
+    return model
+
+
 def distilled_loss(logits: Any, teacher: Any, y: Any, hard: Any, alpha: float, weight: Any) -> Any:
     """Rows marked ``hard`` (the new lesson) learn their labels; the others follow the starting model's
     probabilities (weight ``alpha``, ``1 - alpha`` on their labels), so what it knew elsewhere stays."""
@@ -279,6 +316,8 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     tok = AutoTokenizer.from_pretrained(args.base)
     model = AutoModelForSequenceClassification.from_pretrained(args.base, dtype=torch.float32).to(device)
+    if spec.get("layers"):
+        truncate(model, spec["layers"])
     data = load(args.data, spec.get("synth", False), args.smoke, spec.get("neg_copies", 1) if spec.get("neg") else 0,
                 spec.get("para_copies", 1) if spec.get("para") else 0)
     evaluate = Evaluator(tok, data, args.max_length)
@@ -297,7 +336,7 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
         best = max(kept, key=lambda h: rank_key(h, args.neg_floor)) if kept else None
         if best is m:
             state = {k: v.detach().to("cpu", torch.float16).contiguous() for k, v in model.state_dict().items()}
-            save_file(state, str(out / "model.tmp"))
+            save_file(state, str(out / "model.tmp"), metadata=layers_note(model))
             os.replace(out / "model.tmp", out / "model.safetensors")
         result["best_epoch"] = best["epoch"] if best else None
         result["probe_floor"] = round(floor, 4)
@@ -319,7 +358,8 @@ def worker(name: str, spec: dict, args: argparse.Namespace) -> None:
     if spec.get("distill") is not None:
         teacher = AutoModelForSequenceClassification.from_pretrained(args.base, dtype=torch.float32).to(device).eval()
         teacher.requires_grad_(False)
-    hard = torch.tensor([str(r.get("source", "")).startswith(HARD) for r in rows], device=device)
+    hard = torch.tensor([not spec.get("all_soft") and str(r.get("source", "")).startswith(HARD) for r in rows],
+                        device=device)
     bs = spec.get("batch", 32)
     per_epoch = math.ceil(len(enc) / bs)
     total = per_epoch * epochs
@@ -404,17 +444,36 @@ def ranked(results: list[dict], neg_floor: float) -> list[str]:
     return [name for _, _, name, _ in _kept(results, neg_floor)]
 
 
+def layers_note(model: Any) -> dict[str, str]:
+    """Safetensors metadata saying how many encoder layers the weights have (a student's differ from the base's)."""
+    return {"format": "pt", "num_hidden_layers": str(model.config.num_hidden_layers)}
+
+
+def saved_layers(path: Path) -> int | None:
+    from safetensors import safe_open
+
+    with safe_open(str(path), "pt") as f:
+        n = (f.metadata() or {}).get("num_hidden_layers")
+    return int(n) if n else None
+
+
 def compact(path: Path, dest: Path) -> Path:
     """The weights without the frozen word embeddings (equal to the base's): half the bytes to send back."""
+    from safetensors import safe_open
     from safetensors.torch import load_file, save_file
 
     state = load_file(str(path))
-    save_file({k: v for k, v in state.items() if k != FROZEN}, str(dest))
+    with safe_open(str(path), "pt") as f:
+        meta = f.metadata()
+    save_file({k: v for k, v in state.items() if k != FROZEN}, str(dest), metadata=meta)
     return dest
 
 
 def assemble(parts: list[Path], base: Path, final: Path) -> None:
-    """A whole model folder from sent-back parts (joined in order) over ``base``'s weights and files."""
+    """A whole model folder from sent-back parts (joined in order) over ``base``'s weights and files.
+
+    A student's weights say in their metadata how many layers it has: the base's further layers are dropped
+    and the config says so."""
     import tempfile
 
     from safetensors.torch import load_file, save_file
@@ -434,6 +493,12 @@ def assemble(parts: list[Path], base: Path, final: Path) -> None:
         final.mkdir(parents=True, exist_ok=True)
         for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
             shutil.copy(base / name, final / name)
+        layers = saved_layers(joined)
+        base_config = json.loads((base / "config.json").read_text())
+        if layers is not None and layers != base_config["num_hidden_layers"]:
+            state = {k: v for k, v in state.items()
+                     if not k.startswith("bert.encoder.layer.") or int(k.split(".")[3]) < layers}
+            (final / "config.json").write_text(json.dumps(base_config | {"num_hidden_layers": layers}, indent=2) + "\n")
         save_file({k: v.contiguous() for k, v in state.items()}, str(final / "model.safetensors"),
                   metadata={"format": "pt"})
 

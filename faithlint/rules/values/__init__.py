@@ -95,14 +95,15 @@ class ValueExtractor:
         a form the evidence also uses is left alone."""
         analyses = self._analyse_many([hypothesis, *evidence_texts])
         forms: dict[str, str] = {}
+        used: set[tuple[str, str]] = set()  # (value, as written) pairs of the evidence: forms it also uses
         for a in analyses[1:]:
             for it in a.items:
                 if it.value.kind in ALIGNED_KINDS and not it.generic:
                     forms.setdefault(it.value.norm, it.value.text)
-        said = "\n".join(evidence_texts)
+                    used.add((it.value.norm, it.value.text))
         return [(it.value.start, it.value.end, forms[it.value.norm]) for it in analyses[0].items
                 if it.value.kind in ALIGNED_KINDS and not it.generic and it.value.norm in forms
-                and forms[it.value.norm] != it.value.text and it.value.text not in said]
+                and (it.value.norm, it.value.text) not in used]
 
     def prepare(self, texts: list[str]) -> None:
         """Analyse ``texts`` now (one spaCy batch) so later calls find them in the cache."""
