@@ -80,18 +80,28 @@ def contexts(data: Path, bucket: str) -> list[str]:
     return [out[k] for k in sorted(out)]
 
 
+def usable(doc: str) -> tuple[list[str], list[int]]:
+    """A context's sentences, and the indices of those a pair may be made of (6 to 40 words, one line)."""
+    sents = [s.strip() for s in SENT.split(doc) if s.strip()]
+    return sents, [i for i, s in enumerate(sents) if 6 <= len(s.split()) <= 40 and "\n" not in s]
+
+
+def around(sents: list[str], i: int, rng: random.Random) -> str:
+    """The premise a pair of sentence ``i`` is judged against: it and one to four sentences on each side."""
+    lo, hi = max(0, i - rng.randint(1, 4)), min(len(sents), i + 1 + rng.randint(1, 4))
+    return " ".join(sents[lo:hi])
+
+
 def pairs(docs: list[str], rng: random.Random, per_doc: int, plain_per_doc: int) -> list[dict]:
     rows: list[dict] = []
     for doc in docs:
-        sents = [s.strip() for s in SENT.split(doc) if s.strip()]
-        ok = [i for i, s in enumerate(sents) if 6 <= len(s.split()) <= 40 and "\n" not in s]
+        sents, ok = usable(doc)
         negated = [i for i in ok if NEGATION.search(sents[i])]
         plain = [i for i in ok if not NEGATION.search(sents[i]) and AUXILIARY.search(sents[i])]
         rng.shuffle(negated)
         rng.shuffle(plain)
         for i, kind in [*((i, "negated") for i in negated[:per_doc]), *((i, "plain") for i in plain[:plain_per_doc])]:
-            lo, hi = max(0, i - rng.randint(1, 4)), min(len(sents), i + 1 + rng.randint(1, 4))
-            premise = " ".join(sents[lo:hi])
+            premise = around(sents, i, rng)
             s = sents[i]
             other = remove_negation(s) if kind == "negated" else add_negation(s)
             rows.append({"premise": premise, "hypothesis": s, "label": "entailment", "source": f"neg_{kind}_copy"})

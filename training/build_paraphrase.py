@@ -20,30 +20,26 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "training")]
 
-from build_negation import contexts, write_pairs  # noqa: E402
+from build_negation import around, contexts, usable, write_pairs  # noqa: E402
 
 from faithlint.train.rewrites import paraphrases, value_changes  # noqa: E402
-
-SENT = re.compile(r"(?<=[.!?])\s+")
 
 
 def pairs(docs: list[str], rng: random.Random, per_doc: int) -> list[dict]:
     """Rewrite pairs of at most ``per_doc`` sentences per context (those with a rewritable value)."""
     rows: list[dict] = []
     for doc in docs:
-        sents = [s.strip() for s in SENT.split(doc) if s.strip()]
-        ok = [i for i, s in enumerate(sents) if 6 <= len(s.split()) <= 40 and "\n" not in s and paraphrases(s)]
+        sents, ok = usable(doc)
+        ok = [i for i in ok if paraphrases(sents[i])]
         rng.shuffle(ok)
         for i in ok[:per_doc]:
-            lo, hi = max(0, i - rng.randint(1, 4)), min(len(sents), i + 1 + rng.randint(1, 4))
-            premise = " ".join(sents[lo:hi])
+            premise = around(sents, i, rng)
             for kind, new in paraphrases(sents[i]):
                 rows.append({"premise": premise, "hypothesis": new, "label": "entailment", "source": f"para_{kind}"})
             changes = value_changes(sents[i], rng)

@@ -78,6 +78,7 @@ from faithlint.train.training import (  # noqa: E402
 )
 
 PROBE_SOURCES = ("numswap", "swap_", "negation", "role_swap", "antonym", "minimal_pair")
+_STUDENT = {"synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "all_soft": True}
 VARIANTS: dict[str, dict[str, Any]] = {
     "base": {"epochs": 0},
     "r2": {"lr": 2e-5, "epochs": 3},
@@ -114,16 +115,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
             "freeze_emb": True, "distill": 1.0},
     # students for speed (issue 15): ``layers`` of the shipped checker's six kept (evenly spaced, the last
     # included), every row distilled from the whole shipped checker, which already knows the negation pairs
-    "s3": {"lr": 1e-4, "epochs": 4, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 3,
-           "all_soft": True},
-    "s4": {"lr": 1e-4, "epochs": 4, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 4,
-           "all_soft": True},
-    "s4e6": {"lr": 1e-4, "epochs": 6, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 4,
-             "all_soft": True},
-    "s3e6": {"lr": 1e-4, "epochs": 6, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 3,
-             "all_soft": True},
-    "s4l": {"lr": 5e-5, "epochs": 4, "synth": True, "neg": True, "freeze_emb": True, "distill": 1.0, "layers": 4,
-            "all_soft": True},
+    "s3": _STUDENT | {"lr": 1e-4, "epochs": 4, "layers": 3},
+    "s4": _STUDENT | {"lr": 1e-4, "epochs": 4, "layers": 4},
+    "s4e6": _STUDENT | {"lr": 1e-4, "epochs": 6, "layers": 4},
+    "s3e6": _STUDENT | {"lr": 1e-4, "epochs": 6, "layers": 3},
+    "s4l": _STUDENT | {"lr": 5e-5, "epochs": 4, "layers": 4},
 }
 HARD = ("neg_", "para_")  # sources of the targeted pairs: they learn their labels, the rest is distilled
 NEG_SOURCES = ("neg_plain_copy", "neg_negated_copy", "neg_removed", "neg_added")
@@ -460,12 +456,10 @@ def saved_layers(path: Path) -> int | None:
 def compact(path: Path, dest: Path) -> Path:
     """The weights without the frozen word embeddings (equal to the base's): half the bytes to send back."""
     from safetensors import safe_open
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import save_file
 
-    state = load_file(str(path))
-    with safe_open(str(path), "pt") as f:
-        meta = f.metadata()
-    save_file({k: v for k, v in state.items() if k != FROZEN}, str(dest), metadata=meta)
+    with safe_open(str(path), "pt") as f:  # its metadata (a student's layer count) goes along
+        save_file({k: f.get_tensor(k) for k in f.keys() if k != FROZEN}, str(dest), metadata=f.metadata())
     return dest
 
 
