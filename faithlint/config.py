@@ -129,6 +129,7 @@ class Config(BaseModel):
     query_claim: Literal["auto", "always", "never"] = "auto"
     check_headings: bool = False
     check_lead_ins: bool = False  # a sentence ending in ":" right before a list ("Here is a summary:")
+    check_boilerplate: bool = False  # "Sure!", "Here is a summary in 89 words:", "Based on the passages, ..."
     min_words: int = Field(default=3, ge=1)
     verbatim: bool = True
     align_values: bool = True  # the checker reads a sentence's figures as its evidence writes them ("forty" -> "40")

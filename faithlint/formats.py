@@ -14,7 +14,8 @@ Draft object (:func:`result_to_dict`)::
       "score": {"mean": float|null, "min": float|null, "unsupported_share": float|null},
       "sentences": [SentenceResult.to_dict(), ...],
       "findings": [finding, ...],
-      "notes": [str, ...]
+      "notes": [str, ...],
+      "unchecked": [{"start", "end", "text", "reason"}, ...]  # boilerplate not checked (check_boilerplate)
     }
 
 Finding object (:func:`finding_to_dict`)::
@@ -156,6 +157,7 @@ def result_to_dict(result: DraftResult) -> dict[str, Any]:
     out["sentences"] = [s.to_dict() for s in result.sentences]
     out["findings"] = [finding_to_dict(result, f, index) for f in result.findings]
     out["notes"] = list(result.notes)
+    out["unchecked"] = [u.to_dict() for u in result.unchecked]
     return out
 
 

@@ -48,7 +48,7 @@ from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, Rule
 from faithlint.stats import Stats as Stats  # re-exported: it was defined here first
 from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, verdict_fields
 from faithlint.types import scale_1_5 as scale_1_5  # re-exported: it was defined here before types.py
-from faithlint.units import SentenceExtractor
+from faithlint.units import SentenceExtractor, split_units
 from faithlint.windows import token_budget
 
 _NEUTRAL = np.array([0.0, 1.0, 0.0])
@@ -228,9 +228,9 @@ class Linter:
         t = time.perf_counter()
         ex = extracted if extracted is not None else extract(text, markdown=markdown)
         t = self.stats.add_ms("parse", t)
-        units = self.extractor.units(ex, self.config, query=query)
+        units, unchecked = split_units(self.extractor, ex, self.config, query)
         self.stats.add_ms("split", t)
-        result = DraftResult(text=text, path=path, id=id)
+        result = DraftResult(text=text, path=path, id=id, unchecked=unchecked)
         if ex.front_matter_error:
             result.notes.append(ex.front_matter_error)
         if not units:
@@ -257,7 +257,8 @@ class Linter:
             if cancelled and cancelled():
                 break
             if partial is not None and b < len(units):
-                partial(self._result(DraftResult(text=text, path=path, id=id, notes=list(result.notes)),
+                partial(self._result(DraftResult(text=text, path=path, id=id, notes=list(result.notes),
+                                                 unchecked=unchecked),
                                      ex, units[:b], verdicts, None, context, query, claims[:b], claim_verdicts))
         self.stats.drafts_checked += 1
         return self._result(result, ex, units, verdicts, cancelled, context, query, claims, claim_verdicts)

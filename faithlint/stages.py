@@ -20,7 +20,7 @@ import numpy as np
 
 from faithlint.checkers.base import Checker
 from faithlint.markdown import Block, Extracted
-from faithlint.types import ContextDoc, Evidence, Finding
+from faithlint.types import ContextDoc, Evidence, Finding, Unchecked
 
 if TYPE_CHECKING:
     from faithlint.config import Config
@@ -56,6 +56,14 @@ class UnitExtractor(Protocol):
     """Splits the parsed draft into the units the checker judges."""
 
     def units(self, extracted: Extracted, config: Config, query: str | None = None) -> list[Unit]: ...
+
+
+@runtime_checkable
+class ReportsUnchecked(Protocol):
+    """An extractor that also says which parts of the draft it left unchecked on purpose, and why."""
+
+    def split(self, extracted: Extracted, config: Config,
+              query: str | None = None) -> tuple[list[Unit], list[Unchecked]]: ...
 
 
 @dataclass

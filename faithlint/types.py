@@ -166,6 +166,19 @@ class Finding:
     data: dict[str, Any] = field(default_factory=dict)  # what quick fixes need (values, spans)
 
 
+@dataclass(frozen=True)
+class Unchecked:
+    """A part of the draft deliberately not checked, and why ("greeting", "announcement", "lead", ...)."""
+
+    start: int
+    end: int
+    text: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "text": self.text, "reason": self.reason}
+
+
 @dataclass
 class DraftResult:
     """Everything faithlint found about one draft."""
@@ -177,3 +190,4 @@ class DraftResult:
     sentences: list[SentenceResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unchecked: list[Unchecked] = field(default_factory=list)  # boilerplate left out (faithlint.boilerplate)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from faithlint.boilerplate import exemption
 from faithlint.markdown import Block, Extracted
 from faithlint.sentences import SentenceSplitter, Span
-from faithlint.stages import Unit
+from faithlint.stages import ReportsUnchecked, Unit, UnitExtractor
+from faithlint.types import Unchecked
 
 if TYPE_CHECKING:
     from faithlint.config import Config
@@ -21,7 +23,9 @@ class SentenceExtractor:
     sentences under ``min_words`` words are left out: "Pricing" or "Yes." state nothing to verify. Except an
     answer: with a ``query`` (and ``query_claim`` not ``never``), a draft that is one short sentence ("1998.",
     "Arthur's Magazine") is the whole answer, and is checked as "The answer to the question ... is: ..."
-    (:func:`faithlint.selection.claim`).
+    (:func:`faithlint.selection.claim`). LLM boilerplate (unless ``check_boilerplate``: "Sure!", "Here is a
+    summary in 89 words:", :mod:`faithlint.boilerplate`) is left out whole, or its lead ("Based on the given
+    passages, ...") cut off the unit; :meth:`split` says which and why.
     """
 
     name = "sentences"
@@ -30,6 +34,11 @@ class SentenceExtractor:
         self._splitter = splitter  # a getter: the linter loads spaCy lazily
 
     def units(self, extracted: Extracted, config: Config, query: str | None = None) -> list[Unit]:
+        return self.split(extracted, config, query)[0]
+
+    def split(self, extracted: Extracted, config: Config,
+              query: str | None = None) -> tuple[list[Unit], list[Unchecked]]:
+        """The units to check, and the boilerplate left unchecked (source offsets, with the reason)."""
         splitter = self._splitter()
         blocks = [b for b in extracted.blocks if b.kind != "heading" or config.check_headings]
         found = [(block, s) for block, split in zip(blocks, splitter.split_many([b.text for b in blocks]))
@@ -37,15 +46,36 @@ class SentenceExtractor:
         if not config.check_lead_ins:
             before_list = {id(b) for b, nxt in zip(extracted.blocks, extracted.blocks[1:]) if nxt.kind == "list_item"}
             found = [(b, s) for b, s in found if not (id(b) in before_list and _lead_in(b, s))]
-        answer = (bool(query and query.strip()) and config.query_claim != "never" and len(found) == 1
-                  and any(c.isalnum() for c in found[0][0].text[found[0][1].start:found[0][1].end]))
-        out = []
+        unchecked: list[Unchecked] = []
+        kept: list[tuple[Block, Span, int]] = []  # block, sentence, where its checked part starts in block.text
         for block, s in found:
-            if not answer and len(block.text[s.start:s.end].split()) < config.min_words:
+            ex = None if config.check_boilerplate else exemption(block.text[s.start:s.end])
+            if ex is not None and ex.reason == "announcement" and config.check_lead_ins:
+                ex = None  # a sentence announcing a list is a lead-in, which the user asked to check
+            if ex is not None:
+                said = block.text[s.start + ex.start:s.start + ex.end].rstrip()
+                a, b = block.to_source(s.start + ex.start, s.start + ex.start + len(said))
+                unchecked.append(Unchecked(a, b, extracted.source[a:b], ex.reason))
+                if ex.whole(s.end - s.start):
+                    continue
+            kept.append((block, s, s.start + ex.end if ex is not None else s.start))
+        answer = (bool(query and query.strip()) and config.query_claim != "never" and len(kept) == 1
+                  and any(c.isalnum() for c in kept[0][0].text[kept[0][2]:kept[0][1].end]))
+        out: list[Unit] = []
+        for block, s, start in kept:
+            if not answer and len(block.text[start:s.end].split()) < config.min_words:
                 continue
-            a, b = block.to_source(s.start, s.end)
-            out.append(Unit(block, s.start, s.end, a, b))
-        return out
+            a, b = block.to_source(start, s.end)
+            out.append(Unit(block, start, s.end, a, b))
+        return out, unchecked
+
+
+def split_units(extractor: UnitExtractor, extracted: Extracted, config: Config,
+                query: str | None = None) -> tuple[list[Unit], list[Unchecked]]:
+    """Any extractor's units, and what it left unchecked on purpose where it says (:class:`ReportsUnchecked`)."""
+    if isinstance(extractor, ReportsUnchecked):
+        return extractor.split(extracted, config, query=query)
+    return extractor.units(extracted, config, query=query), []
 
 
 def _lead_in(block: Block, s: Span) -> bool:

@@ -93,7 +93,7 @@ def test_result_dict_path_or_id(results: list[DraftResult]) -> None:
     a, b = result_to_dict(results[0]), result_to_dict(results[1])
     assert a["path"] == "drafts/a.md" and "id" not in a
     assert b["id"] == "item-7" and "path" not in b
-    assert list(a) == ["path", "score", "sentences", "findings", "notes"]
+    assert list(a) == ["path", "score", "sentences", "findings", "notes", "unchecked"]
     assert a["score"] == {"mean": 0.55, "min": 0.2, "unsupported_share": 0.5}
     assert a["sentences"][2]["evidence"]["source"] == "ctx/report.md"
     assert a["notes"] == ["context truncated"]
