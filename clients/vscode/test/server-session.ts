@@ -131,10 +131,13 @@ async function main(): Promise<Record<string, unknown>> {
     }, 5);
   });
   const timeout = (what: string) => new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`timed out: ${what}`)), Math.max(0, deadline - Date.now())));
+    setTimeout(() => reject(new Error(`timed out: ${what}`)), Math.max(0, deadline - Date.now())).unref());
+  const died = exited.then((): never => { throw new Error(`the server exited with code ${exitCode}`); });
+  /** `promise`, unless the deadline passes or the server exits first. */
+  const guard = <T>(promise: Promise<T>, what: string): Promise<T> => Promise.race([promise, timeout(what), died]);
 
   try {
-    const streams = await Promise.race([client.createMessageTransports('utf-8'), timeout('the server to connect')]);
+    const streams = await guard<any>(client.createMessageTransports('utf-8'), 'the server to connect');
     const connection = lc.createProtocolConnection(streams.reader, streams.writer);
     const published = new Map<string, any[]>();
     connection.onNotification(lc.PublishDiagnosticsNotification.type, (params) => {
@@ -148,7 +151,7 @@ async function main(): Promise<Record<string, unknown>> {
     connection.listen();
 
     const rootUri = pathToFileURL(root).href;
-    const init = await Promise.race([connection.sendRequest(lc.InitializeRequest.type, {
+    const init = await guard(connection.sendRequest(lc.InitializeRequest.type, {
       processId: process.pid,
       clientInfo: { name: 'faithlint-vscode-launch-test' },
       rootUri,
@@ -159,7 +162,7 @@ async function main(): Promise<Record<string, unknown>> {
         window: { workDoneProgress: true },
         textDocument: { publishDiagnostics: { versionSupport: true } },
       },
-    }), timeout('initialize')]);
+    }), 'initialize');
     result.serverInfo = init.serverInfo;
     await connection.sendNotification(lc.InitializedNotification.type, {});
     const uri = pathToFileURL(draft).href;
@@ -168,8 +171,8 @@ async function main(): Promise<Record<string, unknown>> {
     });
     // the extension's faithlint.showStatus asks the same: is version 1's check delivered in full?
     for (;;) {
-      const status: any = await Promise.race([connection.sendRequest(lc.ExecuteCommandRequest.type,
-        { command: 'faithlint.status', arguments: [] }), timeout('faithlint.status')]);
+      const status: any = await guard(connection.sendRequest(lc.ExecuteCommandRequest.type,
+        { command: 'faithlint.status', arguments: [] }), 'faithlint.status');
       const doc = status?.documents?.[uri];
       if (doc?.version === 1 && doc?.complete && published.has(uri)) {
         result.status = { version: doc.version, complete: doc.complete, modelErrors: status.modelErrors };
@@ -181,7 +184,7 @@ async function main(): Promise<Record<string, unknown>> {
       await sleep(200);
     }
     result.diagnostics = published.get(uri);
-    await Promise.race([connection.sendRequest(lc.ShutdownRequest.type, undefined), timeout('shutdown')]);
+    await guard(connection.sendRequest(lc.ShutdownRequest.type, undefined), 'shutdown');
     await connection.sendNotification(lc.ExitNotification.method, undefined);
     await Promise.race([exited, timeout('the server to exit')]);
     result.exitCode = exitCode;
