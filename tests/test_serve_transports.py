@@ -154,6 +154,7 @@ def closed_port() -> int:
                      "processes, and faithlint's server is Python (use --stdio, --pipe or --socket)"),
     (lambda tmp: [f"--socket={closed_port()}"], "cannot connect to the client at 127.0.0.1:{}: Connection refused"),
     (lambda tmp: [f"--pipe={tmp / 'none.sock'}"], "cannot connect to the client at {}: No such file or directory"),
+    (["--clientProcessId=0"], "--clientProcessId 0: not a process id"),
     (lambda tmp: [f"--clientProcessId={dead_pid()}"],
      "--clientProcessId {}: no such process (the editor that started the server has ended)"),
 ])

@@ -71,7 +71,7 @@ def start_connected(server: Any, connect: Callable[[], Awaitable[Streams]], wher
 
     try:
         asyncio.run(main())
-    except (ConnectionError, BrokenPipeError):
+    except ConnectionError:  # a broken pipe or a reset: the client is gone
         log.error("the connection to the client is lost; shutting down")
     finally:
         server.shutdown()
@@ -105,6 +105,8 @@ def watch_client_process(pid: int, interval: float = 2.0,
     """Check every ``interval`` seconds that the editor (``--clientProcessId``) runs; when it has ended, end this
     process (``on_exit``, default: exit 1 at once: nobody is left to answer, and a graceful shutdown could
     wait forever on a read from a pipe that another process holds open)."""
+    if pid <= 0:  # os.kill would signal a process group, or every process
+        raise FaithlintError(f"--clientProcessId {pid}: not a process id")
     if not process_alive(pid):
         raise FaithlintError(f"--clientProcessId {pid}: no such process (the editor that started the server "
                              "has ended)")
