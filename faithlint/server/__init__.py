@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from faithlint.errors import FaithlintError
 from faithlint.server.app import FaithlintServer
 
 __all__ = ["FaithlintServer", "create_server", "serve"]
@@ -42,12 +43,27 @@ def create_server(linter_factory: Callable[[Any], Any] | None = None,
     return ls
 
 
-def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
-    """Run the server on stdio (default) or TCP; logs go to stderr, never to the protocol stream."""
+def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, *, pipe: str | None = None,
+          socket: int | None = None, client_process_id: int | None = None) -> None:
+    """Run the server on stdio (default), on a pipe or socket the client listens on (``pipe``, ``socket``: the
+    server connects to it), or listening on TCP (``tcp``); logs go to stderr, never to the protocol stream.
+    With ``client_process_id`` it exits when that process (the editor) ends."""
+    from faithlint.server import transports
+
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="faithlint-lsp %(levelname)s %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     ls = create_server()
-    if tcp:
+    if client_process_id is not None:
+        try:
+            transports.watch_client_process(client_process_id)
+        except FaithlintError:
+            ls.shutdown()  # waits for the models `faithlint serve` began loading: no exit inside native code
+            raise
+    if pipe is not None:
+        transports.start_connected(ls, transports.open_pipe(pipe), pipe)
+    elif socket is not None:
+        transports.start_connected(ls, transports.open_socket(host, socket), f"{host}:{socket}")
+    elif tcp:
         ls.start_tcp(host, port)
     else:
         ls.start_io()

@@ -7,7 +7,6 @@ import {
   LanguageClientOptions,
   ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import type { DynamicFeature, RegistrationData, StaticFeature } from 'vscode-languageclient/node';
 
@@ -25,6 +24,7 @@ import {
   serverCommandsToRegister,
   toServerSettings,
 } from './settings';
+import { serverOptions } from './launch';
 
 const CLIENT_ID = 'faithlint';
 const CLIENT_NAME = 'faithlint';
@@ -109,12 +109,7 @@ async function buildCommand(): Promise<ServerCommand> {
 
 function createClient(command: ServerCommand): LanguageClient {
   const folder = vscode.workspace.workspaceFolders?.[0];
-  const serverOptions: ServerOptions = {
-    command: command.command,
-    args: command.args,
-    transport: TransportKind.stdio,
-    options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
-  };
+  const options: ServerOptions = serverOptions(command, folder?.uri.fsPath, process.env);
   initOptions = serverSettings();
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
@@ -148,7 +143,7 @@ function createClient(command: ServerCommand): LanguageClient {
       },
     },
   };
-  return new FaithlintLanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  return new FaithlintLanguageClient(CLIENT_ID, CLIENT_NAME, options, clientOptions);
 }
 
 function updateStatusItem(state: State | undefined): void {
