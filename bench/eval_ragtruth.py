@@ -236,7 +236,11 @@ def main() -> None:
     args = ap.parse_args()
     stem = f"ragtruth_{args.name}" + ("" if args.part == "dev" else f"_{args.part}")
     dump = RESULTS / f"{stem}_sentences.jsonl"
+    if args.limit < 0:
+        ap.error("--limit must be 0 (all) or more")
     if args.reuse:
+        if not (RESULTS / f"{stem}.json").is_file() or not dump.is_file():
+            sys.exit(f"error: --reuse needs {RESULTS / stem}.json and {dump.name}: run without --reuse first")
         record = json.loads((RESULTS / f"{stem}.json").read_text())
         responses, sentences = record["responses"], read_jsonl(dump)
     else:
