@@ -5,6 +5,7 @@
 - :mod:`faithlint.train.synth`: synthetic faithful/hallucinated pairs from real contexts (``faithlint synth``);
 - :mod:`faithlint.train.synth_kinds`: the paraphrase, fusion, data-to-text and mixed kinds of ``synth``;
 - :mod:`faithlint.train.splits`: the deterministic synth/unseen and train/calib split of contexts.
+- :mod:`faithlint.train.ragtruth`: the RAGTruth split by source into training, calibration and development parts.
 
 Nothing is imported here, so ``import faithlint.train.splits`` stays light (no torch, no spaCy). The package
 imports only the core library (never ``faithlint.cli``, ``faithlint.server`` or ``faithlint.watch``;
