@@ -39,7 +39,7 @@ from faithlint.grounding import GroundingModel, context_terms_of, ground
 from faithlint.lazy_imports import import_torch
 from faithlint.markdown import Extracted, extract, line_of
 from faithlint.relevance import load_relevance
-from faithlint.rules.base import Judged, RuleContext
+from faithlint.rules.base import Judged, RuleContext, flat
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
@@ -461,7 +461,7 @@ class Linter:
             if s.verdict_from == "claims" and s.claims:
                 take_claims_verdict(s, self.config.claim_aggregation)
         t = time.perf_counter()
-        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point, claims)
+        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point, claims, context)
         t_all += self.stats.add_ms("rules", t) - t  # the rules' time is not the results' too
         scores = [s.score for s in result.sentences]
         result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
@@ -501,12 +501,13 @@ class Linter:
         return self.config.operating_point(model.thresholds if model is not None else None)
 
     def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult],
-                  point: OperatingPoint | None = None, claims: Sequence[list[ClaimUnit]] = ()) -> list[Finding]:
+                  point: OperatingPoint | None = None, claims: Sequence[list[ClaimUnit]] = (),
+                  context: Sequence[ContextDoc] = ()) -> list[Finding]:
         cfg = self.config
         # with the monitor on, claims are scored by it too and take its calibrated point
         claim_point = cfg.claim_point({"FL110": point.contradiction, "FL210": point.unsupported} if point else None)
         point = point or cfg.operating_point()
-        ctx = RuleContext(cfg, point, self._mismatches, claim_point)
+        ctx = RuleContext(cfg, point, self._mismatches, claim_point, flat(d.text for d in context))
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
         sentence_rules = [r for r in rules if "sentence" in getattr(r, "units", ("sentence",))]
         claim_rules = [r for r in rules if "claim" in getattr(r, "units", ("sentence",))]

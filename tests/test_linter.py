@@ -283,3 +283,20 @@ def test_alignment_edits_only_figures_of_equal_value_in_another_form():
     a = new.index("41")
     (back,) = marks_before_edits([(a, a + 8)], edits)
     assert h[back[0]:back[1]] == "41 desks"  # after the edits: shifted by what they changed
+
+
+def test_fl400_names_no_value_the_whole_context_says_word_for_word():
+    """A value the sentence's evidence lacks but the context states verbatim elsewhere is no absent fact."""
+    from faithlint.markdown import extract
+    from faithlint.rules.base import Judged, RuleContext, flat
+    from faithlint.rules.fl400_absent_value import RULE
+
+    lt, _ = linter()
+    res = lt.check("The library UNSUP reopened with Taylor Swift in 2031.", CTX)
+    judged = Judged(lt.extractor.units(extract(res.text), lt.config)[0], res.sentences[0], lambda: "")
+    base = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches)
+    assert {f.data["value"] for f in RULE.check(judged, base)} >= {"Taylor Swift", "2031"}
+    told = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches, None,
+                       flat(["Elsewhere:  TAYLOR   swift sang."]))
+    assert "Taylor Swift" not in {f.data["value"] for f in RULE.check(judged, told)}
+    assert "2031" in {f.data["value"] for f in RULE.check(judged, told)}

@@ -42,6 +42,11 @@ class Judged:
         return self.result.probs
 
 
+def flat(texts: Iterable[str]) -> str:
+    """Texts joined, casefolded and single-spaced: what :meth:`RuleContext.in_context` searches."""
+    return " ".join(" ".join(texts).split()).casefold()
+
+
 @dataclass
 class RuleContext:
     """What rules may use: settings, the operating point and the linter's cached helpers."""
@@ -50,6 +55,12 @@ class RuleContext:
     point: OperatingPoint
     mismatches: Callable[[str, list[str]], list[Any]]  # FL400 value matching, cached by the linter
     claim_point: OperatingPoint | None = None  # FL110/FL210 thresholds (claim units)
+    context_text: str = ""  # the whole context, casefolded, single-spaced: FL400 names no value it says word for word
+
+    def in_context(self, value: str) -> bool:
+        """``value`` appears word for word (case and spacing aside) somewhere in the whole context."""
+        words = " ".join(value.split()).casefold()
+        return bool(words) and words in self.context_text
 
     def enabled(self, code: str) -> bool:
         return self.config.rule_enabled(code)

@@ -2,7 +2,9 @@
 
 Matched deterministically (:mod:`faithlint.rules.values`), reported only where the checker doubts
 the sentence (P(entailment) below ``rules.FL400.threshold``; 1.0 = always): a value the checker is
-sure of is not flagged.
+sure of is not flagged. Nor is a value the whole context says word for word where the sentence's evidence
+lacks it ("Taylor Swift", "100th" in a long article): on RAGTruth's faithful summaries 43 of 77 FL400
+findings were such values.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class AbsentValue(Rule):
             return []
         out = []
         for m in ctx.mismatches(r.text, [w.text for w in r.windows]):
+            if ctx.in_context(m.value.text):  # the evidence missed it, the context has it: not an absent fact
+                continue
             a, b = judged.unit.to_source(m.value.start, m.value.end)
             # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
             ctx_value = m.context_value if m.aligned else None
