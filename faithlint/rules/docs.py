@@ -88,7 +88,8 @@ def text(rule: Rule, here: str | None = None) -> str:
     ``here``: a line on what the settings in effect in the current folder make of the rule."""
     out = [f"{rule.code} {rule.name}", "", rule.summary, "", f"Default severity: {rule.severity}"]
     if (threshold := default_threshold(rule)) is not None:
-        out.append(f"Threshold:        {threshold}" + (f" (on {rule.threshold_on})" if rule.threshold_on else ""))
+        on = f"; compared with {rule.threshold_on}" if rule.threshold_on else ""
+        out.append(f"Threshold:        {threshold}{on}")
     out.append(f"Judges:           {units(rule)}")
     if here:
         out.append(f"Here:             {here}")
@@ -99,10 +100,9 @@ def text(rule: Rule, here: str | None = None) -> str:
             f"  [rules.{rule.code}]", '  severity = "warning"    # error, warning or info']
     if rule.threshold is not None:
         out.append(f"  threshold = {grounded_thresholds().get(rule.code, rule.threshold):g}")
-    out += [f"  Turn it off with ignore = [\"{rule.code}\"] (or --ignore {rule.code}); rules outside FL need "
-            f"select = [\"FL\", \"{rule.code}\"]." if not rule.code.startswith("FL") else
-            f"  Turn it off with ignore = [\"{rule.code}\"] (or --ignore {rule.code}), or check only it with "
-            f"select = [\"{rule.code}\"] (--select {rule.code}).",
+    out += ["", f"Turn it off with ignore = [\"{rule.code}\"] or --ignore {rule.code}; check only it with "
+            f"select = [\"{rule.code}\"] or --select {rule.code}"
+            + ("." if rule.code.startswith("FL") else " (rules outside FL are off until selected)."),
             "", "Suppress in a draft (HTML comments, invisible in rendered Markdown):"]
     width = max(len(c.format(code=rule.code)) for c, _ in SUPPRESSIONS)
     out += [f"  {c.format(code=rule.code):<{width}}  {what.format(code=rule.code)}" for c, what in SUPPRESSIONS]

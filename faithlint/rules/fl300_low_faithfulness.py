@@ -32,8 +32,9 @@ threshold = 0.7
 severity = "warning"
 ```
 """
-    example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024. Director Helen Okafor said "
-                                  "daily visitor numbers have doubled since the reopening.",
+    example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024, after an 18-month "
+                                  "renovation. The library is closed on Sundays. Director Helen Okafor said daily "
+                                  "visitor numbers have doubled since the reopening.",
                           draft="Helen Okafor leads the library.")
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
