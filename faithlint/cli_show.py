@@ -12,8 +12,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -218,25 +217,18 @@ def check_view(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------- loading status
-@contextmanager
-def loading_status(enabled: bool, stream: Any = None) -> Iterator[None]:
-    """One status line on stderr while the models load, cleared when they have: in a terminal only."""
-    stream = stream or sys.stderr
-    if not enabled or not stream.isatty():
-        yield
-        return
-    stream.write("faithlint: loading models\u2026")
-    stream.flush()
-    try:
-        yield
-    finally:
-        stream.write("\r\x1b[2K")
-        stream.flush()
-
-
 def load_models(linter: Any, args: argparse.Namespace) -> None:
-    """Load the linter's models before the first draft, with the status line unless --no-progress or a
-    machine-readable report goes to the terminal's stdout."""
+    """In a terminal, load the linter's models before the first draft under one status line on stderr, cleared
+    once they are loaded (not with --no-progress, nor when a machine-readable report goes to stdout). Elsewhere
+    nothing changes: the first check loads them, as before."""
     show = not args.no_progress and (args.format in (None, "text") or args.output is not None)
-    with loading_status(show):
-        linter.load_models()
+    load = getattr(linter, "load_models", None)
+    if not (show and load is not None and sys.stderr.isatty()):
+        return
+    sys.stderr.write("faithlint: loading models\u2026")
+    sys.stderr.flush()
+    try:
+        load()
+    finally:
+        sys.stderr.write("\r\x1b[2K")
+        sys.stderr.flush()
