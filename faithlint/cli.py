@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from faithlint import __version__
+from faithlint import __version__, cli_explain, cli_show
 from faithlint.cli_common import (
     _checked,
     _config,
@@ -81,8 +81,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the safe fixes as a unified diff instead of the report; change nothing")
     c.add_argument("--unsafe-fixes", action="store_true",
                    help="with --fix or --diff, the unsafe fixes too: FL400's value swap, which may be wrong")
-    from faithlint import cli_explain, cli_show
-
     cli_show.add_arguments(c)
 
     add_fix_arguments(sub.add_parser("fix", help="correct drafts from their context: print a diff, or --write it",
@@ -154,9 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions (faithlint completion SHELL): answer, exit
-        from faithlint.cli_explain import complete
-
-        complete(parser)
+        cli_explain.complete(parser)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
@@ -169,9 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return cmd_fix(args)
         if args.command in ("rule", "completion"):
-            from faithlint.cli_explain import run
-
-            return run(args)
+            return cli_explain.run(args)
         if args.command == "synth":
             return cmd_synth(args)
         if args.command == "train":
@@ -213,7 +207,7 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from faithlint import api, cli_show
+    from faithlint import api
     from faithlint.context import source_texts
     from faithlint.drafts import prepare_draft
     from faithlint.formats import render
