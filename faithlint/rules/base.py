@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 DOCS_URL = "https://github.com/faithlint/faithlint/blob/main/docs/rules.md"  # anchors: #fl100 ...
 
 
+@dataclass(frozen=True)
+class RuleExample:
+    """A context and a draft that trigger the rule (``settings``: what it needs, e.g. ``unit = "claim"``);
+    shown by ``faithlint rule CODE`` and docs/rules.md, and checked against the bundled model by the tests."""
+
+    context: str
+    draft: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Judged:
     """One unit with the checker's verdict on it."""
@@ -125,6 +135,10 @@ class Rule:
     threshold: ClassVar[float | None] = None
     scope: ClassVar[Literal["sentence", "span"]] = "sentence"
     units: ClassVar[tuple[str, ...]] = ("sentence",)
+    # documentation (``faithlint rule CODE``; docs/rules.md is generated from it by faithlint.rules.docs)
+    explanation: ClassVar[str] = ""  # Markdown: when the rule fires, why, and what to do about it
+    threshold_on: ClassVar[str] = ""  # what ``threshold`` is compared with, e.g. "P(contradiction)"
+    example: ClassVar[RuleExample | None] = None
 
     @property
     def url(self) -> str:

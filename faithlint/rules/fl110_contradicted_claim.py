@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.rules.claim_finding import claim_finding
 from faithlint.types import Finding
 
@@ -21,6 +21,17 @@ class ContradictedClaim(Rule):
     summary = "The checker is confident the context contradicts one claim (subject, predicate, object) of the sentence."
     threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/claims_check.py
     units = ("claim",)
+    threshold_on = "P(contradiction)"
+    explanation = """\
+Reported with `unit = "claim"` or `"both"` ([claims.md](claims.md)): the checker is confident the context
+contradicts one claim triplet (subject, predicate, object) of the sentence. The range covers the claim's own
+words, from its first part to its last; `data.marks` has the ranges of the subject, predicate and object,
+`data.sentence` the whole sentence (for the quick fixes). Same rule as FL100, applied to the claim verbalised as a
+short sentence ("The project cost $25 million."); it replaces its sentence's FL100.
+"""
+    example = RuleExample(context="The renovation cost $12.5 million and was funded by a city bond.",
+                          draft="The renovation cost $25 million and was funded by a city bond.",
+                          settings={"unit": "claim"})
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.claim_code(judged) != self.code:

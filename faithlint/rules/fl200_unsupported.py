@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.types import Finding
 
 
@@ -14,6 +14,16 @@ class Unsupported(Rule):
     severity = "warning"
     summary = "The context does not support the sentence: its faithfulness score is below the threshold."
     threshold = 0.35  # P(entailment) < this without grounding (bench/calibrate.py); grounding.json holds its own
+    threshold_on = "the faithfulness score"
+    explanation = """\
+The context does not support the sentence (its faithfulness score is below the threshold: the checker doubts it,
+or it says things the context does not contain at all) and the checker does not find it contradicted: it adds a
+detail that is not in the context (an extrinsic hallucination), or the supporting passage is missing from the
+context you gave. The message quotes the closest evidence found.
+"""
+    example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024, after an 18-month "
+                                  "renovation.",
+                          draft="A rooftop café run by a local bakery opened on the top floor.")
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.verdict_code(judged) != self.code:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.rules.claim_finding import claim_finding
 from faithlint.types import Finding
 
@@ -19,6 +19,17 @@ class UnsupportedClaim(Rule):
     summary = "The checker is confident the context does not support one claim (subject, predicate, object)."
     threshold = 0.4  # P(entailment) < this; calibrated on claims by bench/claims_check.py
     units = ("claim",)
+    threshold_on = "P(entailment)"
+    explanation = """\
+Reported with `unit = "claim"` or `"both"`: the checker is confident the context does not support one claim
+triplet of the sentence. Ranged over the claim's words; it replaces its sentence's FL200 and FL300. With
+`claim_aggregation = "soft"` or `"major"` a sentence's flagged claims are reported only when its claims'
+aggregate is flagged too ([claims.md](claims.md#aggregation-claims--sentence--draft)).
+"""
+    example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024, after an 18-month "
+                                  "renovation.",
+                          draft="The library reopened on March 4, 2024, and a bakery opened a rooftop café.",
+                          settings={"unit": "claim"})
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.claim_code(judged) != self.code:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.types import Finding
 
 
@@ -18,6 +18,24 @@ class LowFaithfulness(Rule):
     severity = "info"
     summary = "Not flagged, but the faithfulness score is below the threshold: the checker is unsure."
     threshold = 0.5  # P(entailment) < this
+    threshold_on = "the faithfulness score"
+    explanation = """\
+The sentence is not flagged as FL100 or FL200, but its faithfulness score (with grounding, the checker's
+calibrated probability of entailment weighed with what the context lacks; without, that probability) is below
+the threshold: the checker is unsure, so this is information, not a warning. Raise the threshold to be stricter;
+the 1–5 scale in reports is `1 + round(4 × score)`. With FL100 or FL200 turned off, their sentences are reported
+here.
+
+```toml
+[rules.FL300]
+threshold = 0.7
+severity = "warning"
+```
+"""
+    example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024, after an 18-month "
+                                  "renovation. The library is closed on Sundays. Director Helen Okafor said daily "
+                                  "visitor numbers have doubled since the reopening.",
+                          draft="Helen Okafor leads the library.")
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         code = ctx.verdict_code(judged)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.types import Finding
 
 
@@ -22,6 +22,25 @@ class AbsentValue(Rule):
     summary = "A number, date or named entity of the sentence does not appear in its evidence."
     threshold = 0.3
     scope = "span"
+    threshold_on = "the faithfulness score"
+    explanation = """\
+A number, date, amount, percentage or named entity in the sentence does not appear in the evidence selected for it.
+By default it is reported only where the sentence is also doubted (its faithfulness score below the threshold; see
+[the operating point](#the-operating-point)): it then marks the value to fix. For FL400 on every sentence whatever
+the checker says — e.g. a pre-commit hook with `select = ["FL400"]` — set `[rules.FL400] threshold = 1.0`. The
+matching itself is deterministic: values are normalised so that equivalent forms match (`1,000` = `1000`, `45%` =
+`45 percent`, `twelve` = `12`, `third` = `3rd`, `March 4, 2024` = `2024-03-04` = `4 March 2024`, `11 AM` = `11:00`,
+`Tue` = `Tuesday`, a day inside `Mon-Fri` or "daily", `5 km` = `5,000 m` ≈ `3.1 miles`, `90 minutes` = `1.5 hours`,
+`$12.5 million` = `12,500,000 USD`, ranges share their unit: `10-12ft` has 10 ft). Derived mentions match too: a
+year, month, weekday or day ("the 4th") of a date in the context, and a record's bare value (`rating: 4.5` = "4.5
+stars", `price: 25` = "$25", `rank: 3` = "third"). A small spelled-out count ("one VM") is flagged only against a
+count of the same thing in the evidence, never against an unrelated number. Names match in part and across spelling
+(`Smith` in `John Smith`, `Peyton Manning` in `Peyton Williams Manning`, `the U.S.` = `United States`, possessives,
+case, hyphens, `West African` for `West Africa`). When the evidence has a value of the same kind, the message names
+it and the language server offers to replace the draft's value with it.
+"""
+    example = RuleExample(context="The renovation cost $12.5 million and was funded by a city bond.",
+                          draft="The renovation cost $25 million.")
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         r = judged.result
