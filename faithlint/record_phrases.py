@@ -70,12 +70,43 @@ def time_range(text: str) -> str | None:
 
 
 def attribute_words(key: str) -> str:
-    """An attribute name as words without export prefixes and suffixes ("RestaurantsPriceRange2" -> "price range")."""
+    """An attribute name as words without export prefixes and suffixes ("RestaurantsPriceRange2" -> "price range",
+    "review_info" -> "review")."""
     words = re.sub(r"(?<=[a-z])\d+$", "", key_words(key)).strip()
     parts = words.split(" ")
     if len(parts) > 1 and parts[0].lower() in ("restaurants", "business"):
         words = " ".join(parts[1:])
+    if len(parts) > 1 and parts[-1].lower() in ("info", "data", "list", "details", "items", "entries"):
+        words = words.rsplit(" ", 1)[0]
     return words or key_words(key)
+
+
+def plural_noun(words: str) -> str:
+    """A noun's plural ("review" -> "reviews", "category" -> "categories"; a plural stays as it is)."""
+    if plural(words) or words.endswith("s"):
+        return words
+    if words.endswith("y") and words[-2:-1] not in "aeiou":
+        return words[:-1] + "ies"
+    return words + ("es" if words.endswith(("x", "ch", "sh")) else "s")
+
+
+# Yelp-style attributes as overviews state them: attribute words -> (when true, when false)
+_BOOL_PHRASES = {
+    "take out": ("offers takeout (take-out)", "does not offer takeout (take-out)"),
+    "takeout": ("offers takeout (take-out)", "does not offer takeout (take-out)"),
+    "reservations": ("takes reservations", "does not take reservations"),
+    "delivery": ("offers delivery", "does not offer delivery"),
+    "caters": ("offers catering", "does not offer catering"),
+    "music": ("has music", "does not have music"),
+    "table service": ("has table service", "does not have table service"),
+    "happy hour": ("has a happy hour", "does not have a happy hour"),
+    "drive thru": ("has a drive-thru", "does not have a drive-thru"),
+    "has TV": ("has a TV", "does not have a TV"),
+}
+# first words of a yes/no name that make it no noun ("open late": "Its open late: no")
+_NOT_NOUNS = ("open", "closed", "late", "early", "available", "new", "used", "in", "on", "out", "at", "for")
+# attribute words that read as an adjective of the subject ("vegan" -> "It is vegan")
+_ADJECTIVE_ENDINGS = ("an", "ic", "al", "ous", "ful", "able", "ible", "ive", "free", "ed", "ly", "ary", "ish")
 
 
 def bool_phrase(key: str, value: bool) -> tuple[str, str]:
@@ -83,6 +114,8 @@ def bool_phrase(key: str, value: bool) -> tuple[str, str]:
     not allowed"); lead "" when the name reads as no phrase (the caller writes "Its <words>: yes")."""
     words = attribute_words(key)
     low = words.lower()
+    if low in _BOOL_PHRASES or words in _BOOL_PHRASES:
+        return "It", " " + _BOOL_PHRASES.get(words, _BOOL_PHRASES.get(low, ("", "")))[0 if value else 1]
     first, _, rest = words.partition(" ")  # words keep acronyms ("TV", "Wi-Fi"); ``low`` is for matching
     if first.lower() in _BOOL_VERBS and rest:
         return "It", f" {words}" if value else f" does not {_BOOL_VERBS[first.lower()]} {rest}"
@@ -90,7 +123,10 @@ def bool_phrase(key: str, value: bool) -> tuple[str, str]:
         return words[: -len(" allowed")].capitalize(), " are allowed" if value else " are not allowed"
     if low.startswith(("good for ", "by ")) or low.endswith(("accessible", "friendly", " only")):
         return "It", f" is {words}" if value else f" is not {words}"
-    if low.endswith(_BOOL_NOUN_ENDINGS):
+    if " " not in low and low.endswith(_ADJECTIVE_ENDINGS):
+        return "It", f" is {words}" if value else f" is not {words}"
+    if low.endswith(_BOOL_NOUN_ENDINGS) or re.fullmatch(r"[a-z][a-z -]*", low) and \
+            first.lower() not in _NOT_NOUNS:  # a yes/no column ("pool", "wifi"): has / has not
         return "It", f" has {words}" if value else f" does not have {words}"
     return "", ""
 
@@ -123,6 +159,54 @@ def counted(words: str, value: object) -> str | None:
     return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
+# units and currencies that column headers name ("price_usd", "Weight (kg)"): token -> (words, money symbol)
+UNITS = {
+    "usd": ("US dollars", "$"), "$": ("US dollars", "$"), "dollars": ("US dollars", "$"),
+    "eur": ("euros", "\u20ac"), "\u20ac": ("euros", "\u20ac"), "euros": ("euros", "\u20ac"),
+    "gbp": ("pounds sterling", "\u00a3"), "\u00a3": ("pounds sterling", "\u00a3"),
+    "jpy": ("yen", "\u00a5"), "cad": ("Canadian dollars", "CA$"), "aud": ("Australian dollars", "A$"),
+    "chf": ("Swiss francs", "CHF "), "inr": ("rupees", "\u20b9"),
+    "kg": ("kilograms", ""), "lb": ("pounds", ""), "lbs": ("pounds", ""), "km": ("kilometres", ""),
+    "mi": ("miles", ""), "miles": ("miles", ""), "cm": ("centimetres", ""), "mm": ("millimetres", ""),
+    "min": ("minutes", ""), "mins": ("minutes", ""), "minutes": ("minutes", ""), "hrs": ("hours", ""),
+    "hours": ("hours", ""), "sec": ("seconds", ""), "pct": ("percent", ""), "percent": ("percent", ""),
+    "%": ("percent", ""), "gb": ("GB", ""), "mb": ("MB", ""), "tb": ("TB", ""), "sqft": ("square feet", ""),
+    "m2": ("square metres", ""), "sqm": ("square metres", ""), "kwh": ("kWh", ""), "mph": ("miles per hour", ""),
+}
+_UNIT_IN_BRACKETS = re.compile(r"(.*?)\s*[(\[]\s*([^)\]]+?)\s*[)\]]\s*$")
+_NUMBER_TEXT = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?")
+
+
+def header_unit(key: str) -> tuple[str, str, str]:
+    """(words, unit words, money symbol) of a column header that names its unit: "price_usd" -> ("price",
+    "US dollars", "$"), "Weight (kg)" -> ("weight", "kilograms", ""); ("<words>", "", "") when it names none."""
+    m = _UNIT_IN_BRACKETS.fullmatch(key)
+    if m is not None and m.group(2).lower() in UNITS:
+        return attribute_words(m.group(1)), *UNITS[m.group(2).lower()]
+    words = attribute_words(key)
+    head, _, last = words.rpartition(" ")
+    if head and last.lower() in UNITS:
+        return head, *UNITS[last.lower()]
+    return words, "", ""
+
+
+def number_value(value: object) -> float | None:
+    """A number, or a string that is one ("1,200", "12.50"), as a float; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
+        return float(value.strip().replace(",", ""))
+    return None
+
+
+# the parts of a postal address, in the order an address is written: a record's are one sentence
+ADDRESS_KEYS = (("address", "street", "street_address", "address1", "address_line_1"), ("city", "town"),
+                ("state", "state_code", "province", "region"),
+                ("postal_code", "zip", "zip_code", "zipcode", "postcode"), ("country",))
+# keys whose comma-separated string is a list ("categories": "Bars, Nightlife")
+LIST_KEYS = ("categories", "category", "tags", "cuisines", "cuisine", "types", "amenities", "features", "labels")
 NAME_KEYS = ("name", "title", "full_name", "fullname", "display_name", "label", "id")
 # keys that read as a verb phrase about the subject ("opens": "11:00" -> "It opens at 11:00.")
 VERB_KEYS = {

@@ -16,15 +16,13 @@ to 10 PM."), yes/no attributes ("It does not accept credit cards."), Python lite
 
 from __future__ import annotations
 
-import ast
 import json
-import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from faithlint.errors import InputError, first_line
 from faithlint.record_phrases import (
+    ADDRESS_KEYS,
     HOUR_KEYS,
+    LIST_KEYS,
     NAME_KEYS,
     US_STATES,
     VERB_KEYS,
@@ -33,230 +31,24 @@ from faithlint.record_phrases import (
     bool_phrase,
     counted,
     day_name,
+    header_unit,
     is_prose,
     key_words,
+    number_value,
     plural,
+    plural_noun,
     singular,
     time_range,
     weekday,
 )
+from faithlint.record_summary import Labelled, review_spread, table_facts
+from faithlint.structured_parse import Node, Src, parse_structured, python_literal
 from faithlint.types import ContextDoc, SourceMap
 
 STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
 # a record's paragraph grows to about one evidence piece (evidence.PIECE_TOKENS, ~4 characters a token), then
 # goes on in a new paragraph that names its subject again: a piece ranked alone still says whom it is about
 PARAGRAPH_CHARS = 180
-
-Src = tuple[int, int]
-
-
-@dataclass
-class Node:
-    """A parsed value with its source range: ``kind`` is ``map`` (``items``: (key, key range, node)),
-    ``list`` (``items``: nodes) or ``scalar`` (``value`` and its display ``text``)."""
-
-    kind: str
-    start: int
-    end: int
-    value: Any = None
-    text: str = ""
-    items: list[Any] = field(default_factory=list)
-
-    @property
-    def src(self) -> Src:
-        return (self.start, self.end)
-
-
-_WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-
-
-def _json_node(s: str, i: int) -> tuple[Node, int]:
-    i = _WS.match(s, i).end()  # type: ignore[union-attr]
-    c = s[i]
-    if c == "{":
-        node = Node("map", i, i)
-        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-        members: dict[str, tuple[str, Src, Node]] = {}
-        while s[i] != "}":
-            key_start = i
-            key, kend = json.decoder.scanstring(s, i + 1)  # type: ignore[attr-defined]
-            colon = _WS.match(s, kend).end()  # type: ignore[union-attr]
-            child, i = _json_node(s, colon + 1)
-            members.pop(key, None)  # the last duplicate wins, as in json.loads
-            members[key] = (key, (key_start, kend), child)
-            i = _WS.match(s, i).end()  # type: ignore[union-attr]
-            if s[i] == ",":
-                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-        node.items, node.end = list(members.values()), i + 1
-        return node, i + 1
-    if c == "[":
-        node = Node("list", i, i)
-        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-        while s[i] != "]":
-            child, i = _json_node(s, i)
-            node.items.append(child)
-            i = _WS.match(s, i).end()  # type: ignore[union-attr]
-            if s[i] == ",":
-                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-        node.end = i + 1
-        return node, i + 1
-    value, end = _DECODER.raw_decode(s, i)
-    text = s[i:end] if isinstance(value, (int, float)) and not isinstance(value, bool) else _display(value)
-    return Node("scalar", i, end, value, text), end
-
-
-def parse_json(text: str, source: str) -> Node:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return _json_node(text, 0)[0]
-
-
-def _yaml_scalar(node: Any) -> Any:
-    tag, raw = node.tag.rsplit(":", 1)[-1], node.value
-    try:
-        if tag == "int":
-            return int(raw.replace("_", ""), 0) if not raw.lstrip("+-").startswith("0") or raw == "0" else int(raw)
-        if tag == "float":
-            return float(raw.replace("_", ""))
-    except ValueError:
-        return raw
-    if tag == "bool":
-        return raw.lower() in ("true", "yes", "on", "y")
-    if tag == "null":
-        return None
-    return raw
-
-
-def _yaml_node(node: Any) -> Node:
-    start, end = node.start_mark.index, node.end_mark.index
-    kind = type(node).__name__
-    if kind == "MappingNode":
-        members: dict[str, tuple[str, Src, Node]] = {}
-        for k, v in node.value:
-            key = str(k.value) if type(k).__name__ == "ScalarNode" else "key"
-            if key == "<<":
-                continue
-            members.pop(key, None)
-            members[key] = (key, (k.start_mark.index, k.end_mark.index), _yaml_node(v))
-        return Node("map", start, end, items=list(members.values()))
-    if kind == "SequenceNode":
-        return Node("list", start, end, items=[_yaml_node(v) for v in node.value])
-    value = _yaml_scalar(node)
-    text = node.value if isinstance(value, (int, float)) and not isinstance(value, bool) else _display(value)
-    return Node("scalar", start, end, value, text)
-
-
-def parse_yaml(text: str, source: str) -> Node:
-    import yaml
-
-    try:
-        docs = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or first_line(exc)
-        raise InputError(f"{source}: invalid YAML{where}: {problem}") from None
-    if not docs:
-        return Node("list", 0, len(text))
-    if len(docs) == 1:
-        return _yaml_node(docs[0])
-    return Node("list", 0, len(text), items=[_yaml_node(d) for d in docs])
-
-
-def _csv_rows(text: str, delim: str, source: str) -> list[list[tuple[str, int, int]]]:
-    """Rows of (cell, start, end); RFC 4180 quoting ("" inside quotes, newlines inside quoted cells)."""
-    plain = re.compile(f"[^{re.escape(delim)}\r\n]*")
-    rows: list[list[tuple[str, int, int]]] = []
-    i, n = 0, len(text)
-    while i < n:
-        row: list[tuple[str, int, int]] = []
-        while True:
-            if i < n and text[i] == '"':
-                j, buf = i + 1, []
-                while True:
-                    k = text.find('"', j)
-                    if k < 0:
-                        line = text.count("\n", 0, i) + 1
-                        raise InputError(f"{source}: invalid CSV at line {line}: a quoted field is never closed")
-                    buf.append(text[j:k])
-                    if text.startswith('""', k):
-                        buf.append('"')
-                        j = k + 2
-                        continue
-                    break
-                row.append(("".join(buf), i, k + 1))
-                i = k + 1
-                m = plain.match(text, i)
-                if m.group(0).strip():  # type: ignore[union-attr]
-                    line = text.count("\n", 0, i) + 1
-                    raise InputError(f"{source}: invalid CSV at line {line}: text after a closing quote")
-                i = m.end()  # type: ignore[union-attr]
-            else:
-                m = plain.match(text, i)
-                row.append((text[i:m.end()], i, m.end()))  # type: ignore[union-attr]
-                i = m.end()  # type: ignore[union-attr]
-            if i < n and text[i] == delim:
-                i += 1
-                continue
-            i += 2 if text.startswith("\r\n", i) else 1
-            break
-        if any(cell.strip() for cell, _, _ in row):
-            rows.append(row)
-    return rows
-
-
-def parse_csv(text: str, source: str, delim: str = ",") -> Node:
-    first = text.split("\n", 1)[0]
-    if delim == "," and "," not in first and ";" in first:
-        delim = ";"
-    rows = _csv_rows(text, delim, source)
-    if len(rows) < 2:
-        raise InputError(f"{source}: CSV needs a header row and at least one data row")
-    header = [(cell.strip() or f"column {c + 1}", (a, b)) for c, (cell, a, b) in enumerate(rows[0])]
-    records = []
-    for row in rows[1:]:
-        items = []
-        for (key, key_src), (cell, a, b) in zip(header, row):
-            if cell.strip():
-                items.append((key, key_src, Node("scalar", a, b, cell, _display(cell))))
-        records.append(Node("map", row[0][1], row[-1][2], items=items))
-    return Node("list", rows[1][0][1], rows[-1][-1][2], "row", items=records)
-
-
-def _display(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return " ".join(str(value).split())
-
-
-def _python_literal(node: Node) -> Node:
-    """A string holding a Python literal, as some exports write values (``"u'free'"``, ``"True"``,
-    ``"{'garage': False, 'lot': True}"``), as the value it holds; every part keeps the string's range."""
-    if node.kind != "scalar" or not isinstance(node.value, str):
-        return node
-    raw = node.value.strip()
-    if raw in ("True", "False", "None") or (raw[:1] in "{'\"" or raw[:2] in ("u'", 'u"')) and raw[-1:] in "}'\"":
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return node
-    elif raw.lower() in ("true", "false"):
-        value = raw.lower() == "true"
-    else:
-        return node
-    if isinstance(value, dict):
-        if not value or not all(isinstance(v, (str, int, float, bool)) or v is None for v in value.values()):
-            return node
-        return Node("map", node.start, node.end, items=[
-            (str(k), node.src, Node("scalar", node.start, node.end, v, _display(v))) for k, v in value.items()])
-    if isinstance(value, (str, bool)) or value is None:
-        return Node("scalar", node.start, node.end, value, _display(value))
-    return node
 
 
 class _Writer:
@@ -303,6 +95,8 @@ class Verbaliser:
 
     def __init__(self) -> None:
         self.w = _Writer()
+        self.first_column = ""  # a CSV table's first header: its cell names a row that has no name column
+        self.review = False  # writing one review of a list of reviews
 
     def run(self, root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
         self._top(root)
@@ -313,24 +107,51 @@ class Verbaliser:
 
     def _top(self, node: Node, noun: str = "item") -> None:
         if node.kind == "list" and isinstance(node.value, str):
-            noun = node.value  # "row" for CSV
+            noun, self.first_column = node.value, node.text  # "row" and the first header for CSV
         if node.kind == "map":
             self._record(node, None, noun, 0)
         elif node.kind == "list":
+            records = [item for item in node.items if item.kind == "map"]
+            if records and noun != "document":  # YAML's documents are no table
+                self._summary(records, None, noun, node.src, "The table has" if noun == "row" else "The list has")
             for i, item in enumerate(node.items):
                 self._top(item, noun) if item.kind != "map" else self._record(item, None, noun, i + 1)
         elif node.value is not None and node.text:
             self._new_paragraph()
             self.w.put(node.text, node.src)
 
-    @staticmethod
-    def _name(node: Node) -> tuple[str, Node] | None:
+    def _name(self, node: Node) -> tuple[str, Node] | None:
+        """The key and value that name a record: ``name``, ``title``, ``id``..., or a CSV row's first cell (text)."""
         by_key = {k.lower(): (k, child) for k, _, child in node.items}
         for key in NAME_KEYS:
             hit = by_key.get(key)
             if hit and hit[1].kind == "scalar" and hit[1].text:
                 return hit[0], hit[1]
+        first = node.items[0] if node.items else None
+        if first is not None and self.first_column and first[0] == self.first_column and \
+                number_value(first[2].value) is None and first[2].text:
+            return first[0], first[2]
         return None
+
+    def _summary(self, records: list[Node], owner: _Subject | None, noun: str, src: Src, count: str) -> None:
+        """A paragraph of facts about ``records`` as a whole (:mod:`faithlint.record_summary`)."""
+        labelled, skip = [], set()
+        for i, r in enumerate(records):
+            named = self._name(r)
+            if named is not None:
+                skip.add(named[0])
+                labelled.append(Labelled(r, named[1].text, named[1].src))
+            else:
+                labelled.append(Labelled(r, f"{singular(key_words(noun)).capitalize()} {i + 1}", r.src))
+        words = plural_noun(singular(attribute_words(noun)))
+        if singular(words).lower().endswith("review"):
+            facts = review_spread(labelled, words, owner.text if owner else "", src)
+        else:
+            facts = table_facts(labelled, attribute_words(noun), src, skip, count)
+        if facts:
+            self._new_paragraph()
+        for pieces in facts:
+            self._sentence(_Subject("", None), [False], pieces, "", src, "")
 
     def _subject(self, node: Node, parent: _Subject | None, noun: str, index: int) -> tuple[_Subject, str | None]:
         named = self._name(node)
@@ -341,7 +162,7 @@ class Verbaliser:
                 text = f"{singular(noun).capitalize()} {child.text}"
             return _Subject(text, child.src), key
         if index:
-            base = f"{singular(key_words(noun)).capitalize()} {index}"
+            base = f"{singular(attribute_words(noun)).capitalize()} {index}"
             return _Subject(f"{base} of {parent.text}" if parent and parent.text else base, node.src), None
         return _Subject("", None), None
 
@@ -358,18 +179,30 @@ class Verbaliser:
             self.w.put(" ")
             self.w.put(f"It is one of the {key_words(noun)} of {parent.text}.", parent.src)
         for child, subj, child_noun, i in deferred:
+            if child.kind == "list":  # facts about a list of records, before its records
+                self._summary([x for x in _flat(child) if x.kind == "map"], subj, child_noun, child.src, "")
+                continue
+            self.review = singular(attribute_words(child_noun)).lower().endswith("review")
             self._record(child, subj, child_noun, i)
+            self.review = False
 
     def _members(self, node: Node, subject: _Subject, skip: str | None, first: list[bool],
                  deferred: list[tuple[Node, _Subject, str, int]]) -> None:
         # after the record's own sentences, each in a paragraph of its own: (map, subject, its name key, and for
         # weekday-keyed maps the key and its range)
         nested: list[tuple[Node, _Subject, str | None, tuple[str, Src] | None]] = []
+        named = subject.text and not subject.text.startswith("The ")  # not "The address of Luigi's"
+        located = self._location(node, subject, first) if named else set()
         for key, key_src, child in node.items:
-            if key == skip:
+            if key == skip or key in located:
                 continue
             words = attribute_words(key)
-            child = _python_literal(child)
+            child = python_literal(child)
+            if child.kind == "scalar" and isinstance(child.value, str) and key.lower() in LIST_KEYS and \
+                    "," in child.text:  # "categories": "Bars, Nightlife" is a list
+                items = [Node("scalar", *child.src, t.strip(), t.strip()) for t in child.text.split(",") if t.strip()]
+                self._list_sentence(subject, first, key, words, key_src, child, items)
+                continue
             if child.kind == "map" and child.items and _weekday_map(child):
                 nested.append((child, subject, None, (key, key_src)))  # opening hours: a paragraph of their own
                 continue
@@ -398,10 +231,11 @@ class Verbaliser:
                         pieces += _joined([n[1] for n in names if n], child.src)
                         self._sentence(subject, first, pieces, words, key_src, "Its")
                     else:
-                        self._sentence(subject, first, [(f" has {len(records)} {words}", child.src)], "",
+                        noun = plural_noun(singular(words)) if len(records) > 1 else singular(words)
+                        self._sentence(subject, first, [(f" has {len(records)} {noun}", child.src)], "",
                                        key_src, "It")
                     owner = subject if subject.text else _Subject("", None)
-                    deferred += [(r, owner, key, i + 1) for i, r in enumerate(records)]
+                    deferred += [(child, owner, key, 0)] + [(r, owner, key, i + 1) for i, r in enumerate(records)]
                 continue
             self._scalar_sentence(subject, first, key, words, key_src, child)
         for child, inner, inner_skip, weekdays in nested:
@@ -410,6 +244,24 @@ class Verbaliser:
                 self._weekdays(inner, [True], *weekdays, child)
             else:
                 self._members(child, inner, inner_skip, [True], deferred)
+
+    def _location(self, node: Node, subject: _Subject, first: list[bool]) -> set[str]:
+        """A record's address, city, state and postal code as one sentence ("It is located at 1201 State St, Santa
+        Barbara, California (CA)."), as overviews write them; the keys it used."""
+        by_key = {k.lower(): (k, k_src, c) for k, k_src, c in node.items if c.kind == "scalar" and c.text}
+        parts = [next((by_key[k] for k in keys if k in by_key), None) for keys in ADDRESS_KEYS]
+        if parts[0] is None or parts[1] is None:
+            return set()
+        pieces: Pieces = [(" is located at ", parts[0][1])]
+        for key, key_src, value in (p for p in parts if p is not None):
+            text = value.text
+            if key.lower() in ADDRESS_KEYS[2] and text.upper() in US_STATES:
+                text = f"{US_STATES[text.upper()]} ({text})"
+            if len(pieces) > 1:
+                pieces.append((" " if key.lower() in ADDRESS_KEYS[3] else ", ", key_src))
+            pieces.append((text, value.src))
+        self._sentence(subject, first, pieces, "", parts[0][1], "It")
+        return {p[0] for p in parts if p is not None}
 
     def _weekdays(self, subject: _Subject, first: list[bool], key: str, key_src: Src, child: Node) -> None:
         """A weekday-keyed map: "From Tuesday to Thursday it is open from 11:00 to 22:00." (runs of consecutive days
@@ -424,6 +276,8 @@ class Verbaliser:
                 runs[-1].append((day, day_src, value))
             else:
                 runs.append([(day, day_src, value)])
+        listed = [d for run in runs for d, _, _ in run]
+        around = [v.text for _, _, v in child.items if _all_day(v.text)]
         for run in runs:
             days = [d for d, _, _ in run]
             when = f"On {days[0]}" if len(days) == 1 else f"On {days[0]} and {days[1]}" if len(days) == 2 \
@@ -433,6 +287,12 @@ class Verbaliser:
             span = time_range(text) if hours else None
             if value.value is None or text == "":
                 pieces: Pieces = [(f" {words} are not given", value.src)]
+            elif hours and _all_day(text) and len(around) < len(child.items):  # "0:0-0:0" beside other hours
+                pieces = [(" is closed: its hours are listed as ", key_src), (text, value.src),
+                          (", which such exports write for a day without opening hours", key_src)]
+            elif hours and _all_day(text):
+                pieces = [(" is open around the clock or has no set hours: its hours are listed as ", key_src),
+                          (text, value.src)]
             elif span is not None:
                 pieces = [(" is open ", key_src), (span, value.src)]
             elif hours and text.lower() in ("closed", "close", "no", "false"):
@@ -443,6 +303,31 @@ class Verbaliser:
                 pieces = [(f" {words} {'are' if plural(words) else 'is'} ", key_src), (text, value.src)]
             subject_word = "it" if hours and value.value is not None and text != "" else "its"
             self._sentence(subject, first, pieces, "", run[0][1], f"{when} {subject_word}")
+        if hours and len(listed) >= 3:
+            self._week(subject, first, key_src, child, listed, around)
+
+    def _week(self, subject: _Subject, first: list[bool], key_src: Src, child: Node, listed: list[str],
+              around: list[str]) -> None:
+        """The week as overviews sum it up: the days a listing leaves out are closed days (such exports list only
+        the days it opens), "It is open 6 days a week, from Tuesday to Sunday.", "Its hours vary by day."."""
+        missing = [d for d in WEEKDAYS if d not in listed]
+        if missing:
+            days = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+            self._sentence(subject, first, [(f" is closed on {days}: no hours are listed for "
+                                             f"{'that day' if len(missing) == 1 else 'those days'}", child.src)],
+                           "", key_src, "It")
+        shut = {d for d, v in zip(listed, child.items) if v[2].value is None or not time_range(v[2].text) or
+                (_all_day(v[2].text) and len(around) < len(child.items))}
+        open_days = [d for d in WEEKDAYS if d in listed and d not in shut]
+        if 1 < len(open_days) < 7:
+            idx = [WEEKDAYS.index(d) for d in open_days]
+            days = f"from {open_days[0]} to {open_days[-1]}" if idx == list(range(idx[0], idx[-1] + 1)) else \
+                "on " + ", ".join(open_days[:-1]) + " and " + open_days[-1]
+            self._sentence(subject, first, [(f" is open {len(open_days)} days a week, {days}", child.src)], "",
+                           key_src, "It")
+        spans = {v.text for d, _, v in child.items if weekday(d) in open_days}
+        if len(spans) > 1:
+            self._sentence(subject, first, [(" opening hours vary by day", child.src)], "", key_src, "Its")
 
     def _flags(self, subject: _Subject, first: list[bool], key: str, key_src: Src, child: Node) -> bool:
         """A map of yes/no flags ("parking": {"lot": true, "street": false}) as one sentence about ``subject``;
@@ -452,6 +337,20 @@ class Verbaliser:
             words = attribute_words(key)
             yes = [Node("scalar", c.start, c.end, True, key_words(k)) for k, c in flags if c.value]
             no = [Node("scalar", c.start, c.end, False, key_words(k)) for k, c in flags if not c.value]
+            low = words.lower()
+            if low.endswith("parking"):  # "It has street and lot parking and no garage or valet parking."
+                pieces = [(" has ", key_src), *_joined(yes, child.src), (" parking", key_src)] if yes else []
+                if no:
+                    pieces += [(" and no " if yes else " has no ", key_src), *_joined(no, child.src, "or"),
+                               (" parking", key_src)]
+                self._sentence(subject, first, pieces, "", key_src, "It")
+                return True
+            if low in ("ambience", "ambiance", "atmosphere", "vibe", "style", "noise"):  # adjectives
+                pieces = [(" is ", key_src), *_joined(yes, child.src)] if yes else []
+                if no:
+                    pieces += [(", not " if yes else " is not ", key_src), *_joined(no, child.src, "or")]
+                self._sentence(subject, first, pieces, words, key_src, "Its")
+                return True
             verb = "include" if plural(words) else "includes"
             pieces = [(f" {verb} ", key_src), *_joined(yes, child.src)] if yes else []
             if no:
@@ -487,6 +386,8 @@ class Verbaliser:
                          child: Node) -> None:
         low = key.lower()
         value, text = child.value, child.text
+        if isinstance(value, str) and (n := number_value(text)) is not None and "," not in text:
+            value = int(n) if n.is_integer() and "." not in text else n  # a CSV cell holds the number as text
         flag = low.startswith(("is_", "has_", "can_"))
         if flag and value in (0, 1) and not isinstance(value, (bool, float)):
             value = bool(value)  # is_open: 1
@@ -499,8 +400,12 @@ class Verbaliser:
             neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
             self._sentence(subject, first, [(f" {verb if value else neg} {key_words(rest)}", child.src)], "",
                            key_src, "It")
-        elif isinstance(value, str) and text.lower() in ("yes", "no", "none") and \
-                (phrase := bool_phrase(key, text.lower() == "yes"))[0]:  # WiFi: u'no'
+        elif isinstance(value, str) and words.lower() == "wi-fi":  # "WiFi": "free"; drafts write both spellings
+            has = text.lower() not in ("no", "none", "false")
+            rest = f" offers {text} Wi-Fi ({text} WiFi)" if has else " does not offer Wi-Fi (no WiFi)"
+            self._sentence(subject, first, [(rest, child.src)], "", key_src, "It")
+        elif isinstance(value, str) and text.lower() in ("yes", "no", "none", "y", "n") and \
+                (phrase := bool_phrase(key, text.lower() in ("yes", "y")))[0]:  # WiFi: u'no'
             self._sentence(subject, first, [(phrase[1], child.src)], "", key_src, phrase[0])
         elif isinstance(value, bool):
             lead, rest = bool_phrase(key, value)
@@ -514,8 +419,28 @@ class Verbaliser:
             self._sentence(subject, first, [(" has ", key_src), (text, child.src), (f" {noun}", key_src)], "",
                            key_src, "It")
         elif number and words.lower().endswith("stars"):
-            self._sentence(subject, first, [(" is rated ", key_src), (text, child.src), (" stars", key_src)], "",
+            if self.review:  # one review's stars, and how such a rating reads
+                tone = " (a positive review)" if value >= 4 else " (a negative review)" if value <= 2 else \
+                    " (a mixed review)"
+            else:  # the business's own stars are the average of all its reviews (Yelp's "stars")
+                tone = " overall (its average rating)" if "stars" in words.lower() and words.lower() != "stars" or \
+                    low.startswith(("business", "overall", "average")) else ""
+            if self.review:
+                self._sentence(subject, first, [(" gave it ", key_src), (text, child.src), (" stars" + tone, key_src)],
+                               "", key_src, "A customer")
+            else:
+                self._sentence(subject, first, [(" is rated ", key_src), (text, child.src),
+                                                (" stars" + tone, key_src)], "", key_src, "It")
+        elif number and plural(words) and isinstance(value, int) and not self.review:  # "It has 12 rooms."
+            self._sentence(subject, first, [(" has ", key_src), (text, child.src), (f" {words}", key_src)], "",
                            key_src, "It")
+        elif self.review and isinstance(value, str) and is_prose(text):  # "review_text": what the customer wrote
+            self._sentence(subject, first, [(" wrote: ", key_src), (text, child.src)], "", key_src, "A customer")
+        elif number and (unit := header_unit(key))[1]:  # "price_usd": 12 -> "Its price is 12 US dollars ($12)."
+            pieces = [(" is ", key_src), (text, child.src), (f" {unit[1]}", key_src)]
+            if unit[2]:
+                pieces += [(" (", key_src), (f"{unit[2]}{text}", child.src), (")", key_src)]
+            self._sentence(subject, first, pieces, unit[0], key_src, "Its")
         elif isinstance(value, str) and low in ("state", "state_code") and text.upper() in US_STATES:
             self._sentence(subject, first, [(" is ", key_src), (f"{US_STATES[text.upper()]} ({text})", child.src)],
                            words, key_src, "Its")
@@ -548,6 +473,12 @@ def _flat(node: Node) -> list[Node]:
     return out
 
 
+def _all_day(text: str) -> bool:
+    """Whether hours read "0:0-0:0" (from midnight to midnight), which exports write for a day without hours."""
+    span = time_range(text)
+    return span is not None and span == "from 12 AM to 12 AM"
+
+
 def _weekday_map(node: Node) -> bool:
     """Whether every key of ``node`` names a weekday ("Mon", "Tuesday") and every value is a scalar."""
     return all(c.kind == "scalar" and weekday(k) is not None for k, _, c in node.items)
@@ -567,16 +498,6 @@ def verbalise(root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
     """Plain-English text for ``root`` and its segments (see :class:`~faithlint.types.SourceMap`)."""
     return Verbaliser().run(root)
 
-
-def parse_structured(text: str, source: str, suffix: str) -> Node:
-    suffix = suffix.lower()
-    if suffix == ".json":
-        return parse_json(text, source)
-    if suffix in (".yaml", ".yml"):
-        return parse_yaml(text, source)
-    if suffix in (".csv", ".tsv"):
-        return parse_csv(text, source, "\t" if suffix == ".tsv" else ",")
-    raise ValueError(f"not a structured format: {suffix}")
 
 
 def structured_doc(source: str, text: str, suffix: str) -> ContextDoc:

@@ -48,15 +48,22 @@ def test_nested_records_and_lists_of_records(tmp_path: Path) -> None:
     doc, _ = json_doc(RESTAURANTS, tmp_path)
     paragraphs = doc.text.split("\n\n")
     assert paragraphs == [
+        # facts about the whole list first (faithlint.record_summary), then each record
+        "The list has 2 items. The ratings range from 3 to 4.5. Chez Anne is the lowest rated and Luigi's is the "
+        "highest rated.",
         "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tuesday and Wednesday. Its chef is Mario. "
         "Its dishes are Margherita and Carbonara.",
         "The address of Luigi's: its street is Via Roma 5. Its city is Turin.",  # nested records: own paragraphs
         "Mario: its age is 52.",
+        "The prices range from 9 to 12.5. Margherita is the cheapest and Carbonara is the most expensive.",
         "Margherita: its price is 9. It is one of the dishes of Luigi's.",
         "Carbonara: its price is 12.5. It is one of the dishes of Luigi's.",
         "Chez Anne: its rating is 3. It is not open. It has no tags. Its notes are not given. It has 2 reviews.",
-        "Review 1 of Chez Anne: it is rated 5 stars. Its text is Lovely.",
-        "Review 2 of Chez Anne: it is rated 2 stars.",
+        "The reviews of Chez Anne are rated from 2 to 5 stars: 1 of the 2 reviews is positive (4 stars or more) and "
+        "1 is negative (2 stars or fewer). The reviews of Chez Anne are mixed: some reviewers praise it and others "
+        "criticise it.",
+        "Review 1 of Chez Anne: a customer gave it 5 stars (a positive review). Its text is Lovely.",
+        "Review 2 of Chez Anne: a customer gave it 2 stars (a negative review).",
     ]
 
 
@@ -64,7 +71,7 @@ def test_subjects_without_a_name_use_the_key_path() -> None:
     doc = structured_doc("x.json", '{"revenue": 12500000, "hq": {"city": "Oslo", "geo": {"lat": 59.9}}}', ".json")
     assert doc.text == "The revenue is 12500000.\n\nThe hq: its city is Oslo.\n\nThe geo of the hq: its lat is 59.9."
     records = structured_doc("x.json", '[{"id": 7, "city": "Paris"}, {"city": "Rome"}]', ".json")
-    assert records.text == "Item 7: its city is Paris.\n\nItem 2: its city is Rome."
+    assert records.text == "The list has 2 items.\n\nItem 7: its city is Paris.\n\nItem 2: its city is Rome."
 
 
 def test_scalar_lists_verbs_booleans_and_prose() -> None:
@@ -72,21 +79,24 @@ def test_scalar_lists_verbs_booleans_and_prose() -> None:
         "title": "Q3 report", "authors": ["Ann", "Bo", "Cy"], "serves": ["pizza", "pasta"], "has_parking": True,
         "vegan": False, "summary": "Sales rose. Costs fell.", "grid": [[1, 2], [3]]}), ".json")
     assert doc.text == ("Q3 report: its authors are Ann, Bo and Cy. It serves pizza and pasta. It has parking. "
-                        "Its vegan: no. Its summary: Sales rose. Costs fell. Its grid are 1, 2 and 3.")
+                        "It is not vegan. Its summary: Sales rose. Costs fell. Its grid are 1, 2 and 3.")
 
 
 def test_top_level_scalars_and_empty_documents() -> None:
     assert structured_doc("x.json", '"just prose."', ".json").text == "just prose."
     assert structured_doc("x.json", '["one", 2]', ".json").text == "one\n\n2"
     assert structured_doc("x.json", "[]", ".json").text == ""
-    assert structured_doc("x.json", '[{}, {"name": "Solo"}]', ".json").text == "Solo."
+    assert structured_doc("x.json", '[{}, {"name": "Solo"}]', ".json").text == "The list has 2 items.\n\nSolo."
 
 
 def test_sentences_never_cross_records(tmp_path: Path) -> None:
     doc, raw = json_doc(RESTAURANTS, tmp_path)
     record_ranges = [(m.start(), m.end()) for m in _top_level_objects(raw)]
+    facts = len(doc.text.split("\n\n")[0])  # the facts about the whole list map across its records
     for a, b in sentences(doc.text):
         assert "\n" not in doc.text[a:b]
+        if a < facts:
+            continue
         lo, hi = doc.to_source(a, b)
         assert any(ra <= lo and hi <= rb for ra, rb in record_ranges), doc.text[a:b]
 
@@ -113,16 +123,17 @@ def test_yaml_reads_like_json() -> None:
 def test_csv_rows_become_paragraphs_with_cell_offsets() -> None:
     raw = 'name,rating,city\r\nLuigi\'s,4.5,"Turin, Italy"\r\n"Bob ""B""",3,\r\n\r\n,2,Rome\r\n'
     doc = structured_doc("r.csv", raw, ".csv")
-    assert doc.text == ("Luigi's: its rating is 4.5. Its city is Turin, Italy.\n\nBob \"B\": its rating is 3."
-                        "\n\nRow 3: its rating is 2. Its city is Rome.")
+    assert doc.text == ("The table has 3 rows. The ratings range from 2 to 4.5. Row 3 is the lowest rated and Luigi's "
+                        "is the highest rated.\n\nLuigi's: its rating is 4.5. Its city is Turin, Italy.\n\n"
+                        "Bob \"B\": its rating is 3.\n\nRow 3: its rating is 2. Its city is Rome.")
     i = doc.text.index("Turin, Italy")
     assert raw[slice(*doc.to_source(i, i + len("Turin, Italy")))] == '"Turin, Italy"'
     i = doc.text.index('Bob "B"')
     assert raw[slice(*doc.to_source(i, i + 7))] == '"Bob ""B"""'
     tsv = structured_doc("r.tsv", "a\tb\n1\t2\n", ".tsv")
-    assert tsv.text == "Row 1: its a is 1. Its b is 2."
+    assert tsv.text == "Row 1: its a is 1. Its b is 2."  # a number names no row
     semi = structured_doc("r.csv", "city;size\nOslo;3\n", ".csv")
-    assert semi.text == "Row 1: its city is Oslo. Its size is 3."
+    assert semi.text == "Oslo: its size is 3."  # the first column names the row
 
 
 BUSINESS = {  # the shape of exported business listings (Yelp's): Python literals inside strings, "11:0" hours
@@ -140,17 +151,21 @@ def test_business_listings_read_as_people_write_them() -> None:
     raw = json.dumps(BUSINESS, indent=2)
     doc = structured_doc("b.json", raw, ".json")
     assert doc.text.split("\n\n") == [
-        "Studio Nine: its city is Madison. Its state is Wisconsin (WI). It is rated 4.5 stars. It has 23 reviews. "
-        "It is open. Its categories are Hair Salons, Beauty & Spas.",
+        "Studio Nine: its city is Madison. Its state is Wisconsin (WI). It is rated 4.5 stars overall (its average "
+        "rating). It has 23 reviews. It is open.",
         # a long record goes on in a new paragraph that names its subject again (PARAGRAPH_CHARS): an evidence
         # piece ranked alone still says whom it is about
+        "Studio Nine: its categories are Hair Salons and Beauty & Spas.",
         "The attributes of Studio Nine: it is by appointment only. It does not accept credit cards. "
-        "It does not have Wi-Fi. It has outdoor seating. It is not good for kids.",
+        "It does not offer Wi-Fi (no WiFi). It has outdoor seating. It is not good for kids.",
         "The attributes of Studio Nine: dogs are allowed. Its noise level is quiet. Its price range is 2. "
-        "Its ambience includes casual and does not include romantic.",
-        "The attributes of Studio Nine: its parking includes street and lot and does not include garage.",
+        "Its ambience is casual, not romantic.",
+        "The attributes of Studio Nine: it has street and lot parking and no garage parking.",
         "Studio Nine: from Tuesday to Thursday it is open from 10 AM to 7 PM. "
         "On Friday it is open from 9:30 AM to 5 PM. On Saturday it is closed.",
+        # the week as overviews sum it up: days an export leaves out are closed days
+        "Studio Nine: it is closed on Monday and Sunday: no hours are listed for those days. It is open 4 days a "
+        "week, from Tuesday to Friday. Its opening hours vary by day.",
     ]
     def source_of(words: str) -> str:
         i = doc.text.index(words)
@@ -177,11 +192,15 @@ def test_time_ranges(text: str, expected: str | None) -> None:
 @pytest.mark.parametrize(("key", "value", "expected"), [
     ("BusinessAcceptsCreditCards", True, ("It", " accepts credit cards")),
     ("accepts_cards", False, ("It", " does not accept cards")),
-    ("RestaurantsTakeOut", True, ("It", " has take out")),
-    ("delivery", False, ("It", " does not have delivery")),
+    ("RestaurantsTakeOut", True, ("It", " offers takeout (take-out)")),
+    ("RestaurantsReservations", False, ("It", " does not take reservations")),
+    ("delivery", False, ("It", " does not offer delivery")),
+    ("bike_parking", False, ("It", " does not have bike parking")),
     ("WheelchairAccessible", False, ("It", " is not wheelchair accessible")),
     ("DogsAllowed", False, ("Dogs", " are not allowed")),
-    ("vegan", True, ("", "")),  # no phrase reads right for every adjective: "Its vegan: yes"
+    ("vegan", True, ("It", " is vegan")),  # an adjective
+    ("Dry Cleaning", False, ("It", " does not have dry cleaning")),  # a yes/no column: has / has not
+    ("Score 2.0", True, ("", "")),  # no phrase reads right: "Its score 2.0: yes"
 ])
 def test_yes_no_attributes(key: str, value: bool, expected: tuple[str, str]) -> None:
     assert bool_phrase(key, value) == expected
