@@ -106,7 +106,8 @@ _BOOL_PHRASES = {
 # first words of a yes/no name that make it no noun ("open late": "Its open late: no")
 _NOT_NOUNS = ("open", "closed", "late", "early", "available", "new", "used", "in", "on", "out", "at", "for")
 # attribute words that read as an adjective of the subject ("vegan" -> "It is vegan")
-_ADJECTIVE_ENDINGS = ("an", "ic", "al", "ous", "ful", "able", "ible", "ive", "free", "ed", "ly", "ary", "ish")
+_ADJECTIVE_ENDINGS = ("an", "ic", "al", "ous", "ful", "able", "ible", "ive", "free", "ed", "ly", "ary", "ish", "icy",
+                     "thy", "ky")
 
 
 def bool_phrase(key: str, value: bool) -> tuple[str, str]:

@@ -26,6 +26,7 @@ from faithlint.structured_parse import Node, Src
 
 Pieces = list[tuple[str, "Src | None"]]
 POSITIVE, NEGATIVE = 4.0, 2.0  # review stars: 4 or more reads as positive, 2 or fewer as negative
+_IDENTIFIERS = ("id", "code", "key", "number", "no", "zip", "postal code", "phone", "url", "email", "date")
 _YES, _NO = ("yes", "true", "y"), ("no", "false", "n")
 _SUPERLATIVES = (  # words of a field -> (lowest, highest)
     (("price", "cost", "fee", "rate", "fare"), ("cheapest", "most expensive")),
@@ -126,6 +127,8 @@ def table_facts(records: Sequence[Labelled], noun: str, list_src: Src, skip: set
     for key, cells in _fields(records, skip).items():
         key_src = cells[0][1]
         words, unit, symbol = header_unit(key)
+        if words.lower() in _IDENTIFIERS or words.lower().endswith((" id", " code", " number")):
+            continue  # an identifier has no range and no "every"
         values = [number_value(c.value) for _, _, c in cells]
         if len(cells) >= 2 and all(v is not None for v in values) and flag(cells[0][2]) is None:
             lo_i = min(range(len(cells)), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
@@ -151,12 +154,19 @@ def table_facts(records: Sequence[Labelled], noun: str, list_src: Src, skip: set
             if lead != "It":
                 continue
             yes = sum(bool(f) for f in flags)
+            odd = [c[0] for c, f in zip(cells, flags) if f == (yes == 1)]  # the one record unlike the others
             if yes == n:
                 out.append([(f"Every {one}", list_src), (rest, key_src)])
             elif yes == 0:
                 out.append([(f"No {one}", list_src), (rest, key_src)])
-            elif yes * 2 > n:
-                out.append([(f"Most {many} ({yes} of {n})", list_src), (_plural_verb(rest), key_src)])
+            else:  # "Not every hotel has pool: 2 of the 3 hotels have pool." (never "every ... except")
+                out.append([(f"Not every {one}", list_src), (rest, key_src),
+                            (f": {yes} of the {n} {many}{_plural_verb(rest) if yes > 1 else rest}", list_src)])
+                if n > 2 and yes == 1:
+                    out.append([("Only ", list_src), (odd[0].label, odd[0].label_src), (rest, key_src)])
+                elif n > 2 and yes == n - 1:
+                    out.append([(odd[0].label, odd[0].label_src), (f" is the only {one} that", list_src),
+                                (bool_phrase(key, False)[1], key_src)])
             continue
         texts = {c.text.strip().lower() for _, _, c in cells}
         if len(cells) == n and len(texts) == 1:

@@ -17,6 +17,7 @@ to 10 PM."), yes/no attributes ("It does not accept credit cards."), Python lite
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from faithlint.record_phrases import (
@@ -93,8 +94,9 @@ class _Subject:
 class Verbaliser:
     """Writes a :class:`Node` tree as paragraphs of sentences into a text with a source map."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str = "") -> None:
         self.w = _Writer()
+        self.source = source  # the file's name: "hotels.csv" says what a row is
         self.first_column = ""  # a CSV table's first header: its cell names a row that has no name column
         self.review = False  # writing one review of a list of reviews
 
@@ -108,27 +110,33 @@ class Verbaliser:
     def _top(self, node: Node, noun: str = "item") -> None:
         if node.kind == "list" and isinstance(node.value, str):
             noun, self.first_column = node.value, node.text  # "row" and the first header for CSV
+            if noun == "row":
+                noun = _row_noun(node.text, self.source)
         if node.kind == "map":
             self._record(node, None, noun, 0)
         elif node.kind == "list":
             records = [item for item in node.items if item.kind == "map"]
             if records and noun != "document":  # YAML's documents are no table
-                self._summary(records, None, noun, node.src, "The table has" if noun == "row" else "The list has")
+                count = "The list has" if noun != "row" and self.first_column == "" else "The table has" if \
+                    noun == "row" else f"The table has {len(records)} rows, one per {noun}: there are"
+                self._summary(records, None, noun, node.src, count)
             for i, item in enumerate(node.items):
                 self._top(item, noun) if item.kind != "map" else self._record(item, None, noun, i + 1)
         elif node.value is not None and node.text:
             self._new_paragraph()
             self.w.put(node.text, node.src)
 
-    def _name(self, node: Node) -> tuple[str, Node] | None:
+    @staticmethod
+    def _name(node: Node, first_column: str = "") -> tuple[str, Node] | None:
         """The key and value that name a record: ``name``, ``title``, ``id``..., or a CSV row's first cell (text)."""
         by_key = {k.lower(): (k, child) for k, _, child in node.items}
-        for key in NAME_KEYS:
+        named = [k for k in by_key if k.endswith(("_name", " name")) and k not in NAME_KEYS]  # "shop_name"
+        for key in (*NAME_KEYS[:-1], *named, NAME_KEYS[-1]):  # an "id" names a record only when nothing else does
             hit = by_key.get(key)
             if hit and hit[1].kind == "scalar" and hit[1].text:
                 return hit[0], hit[1]
         first = node.items[0] if node.items else None
-        if first is not None and self.first_column and first[0] == self.first_column and \
+        if first is not None and first_column and first[0] == first_column and \
                 number_value(first[2].value) is None and first[2].text:
             return first[0], first[2]
         return None
@@ -137,7 +145,7 @@ class Verbaliser:
         """A paragraph of facts about ``records`` as a whole (:mod:`faithlint.record_summary`)."""
         labelled, skip = [], set()
         for i, r in enumerate(records):
-            named = self._name(r)
+            named = self._name(r, self.first_column)
             if named is not None:
                 skip.add(named[0])
                 labelled.append(Labelled(r, named[1].text, named[1].src))
@@ -154,7 +162,7 @@ class Verbaliser:
             self._sentence(_Subject("", None), [False], pieces, "", src, "")
 
     def _subject(self, node: Node, parent: _Subject | None, noun: str, index: int) -> tuple[_Subject, str | None]:
-        named = self._name(node)
+        named = self._name(node, self.first_column)
         if named is not None:
             key, child = named
             text = child.text
@@ -209,7 +217,7 @@ class Verbaliser:
             if child.kind == "map" and child.items and self._flags(subject, first, key, key_src, child):
                 continue
             if child.kind == "map" and child.items:
-                named = self._name(child)
+                named = self._name(child, self.first_column)
                 if named is not None:
                     self._sentence(subject, first, [(f" is {named[1].text}", child.src)], words, key_src, "Its")
                     nested.append((child, _Subject(named[1].text, named[1].src), named[0], None))
@@ -225,7 +233,7 @@ class Verbaliser:
                 if scalars or not records:
                     self._list_sentence(subject, first, key, words, key_src, child, scalars)
                 if records:
-                    names = [self._name(r) for r in records]
+                    names = [self._name(r, self.first_column) for r in records]
                     if all(names):
                         pieces: Pieces = [(" are " if len(records) > 1 else " is ", key_src)]
                         pieces += _joined([n[1] for n in names if n], child.src)
@@ -317,14 +325,14 @@ class Verbaliser:
                                              f"{'that day' if len(missing) == 1 else 'those days'}", child.src)],
                            "", key_src, "It")
         shut = {d for d, v in zip(listed, child.items) if v[2].value is None or not time_range(v[2].text) or
-                (_all_day(v[2].text) and len(around) < len(child.items))}
+                _all_day(v[2].text)}  # closed, or (every day "0:0-0:0") not known to be open
         open_days = [d for d in WEEKDAYS if d in listed and d not in shut]
-        if 1 < len(open_days) < 7:
+        if len(open_days) > 1:  # "It is open six days a week, from Tuesday to Sunday."
             idx = [WEEKDAYS.index(d) for d in open_days]
             days = f"from {open_days[0]} to {open_days[-1]}" if idx == list(range(idx[0], idx[-1] + 1)) else \
                 "on " + ", ".join(open_days[:-1]) + " and " + open_days[-1]
-            self._sentence(subject, first, [(f" is open {len(open_days)} days a week, {days}", child.src)], "",
-                           key_src, "It")
+            count = ("two", "three", "four", "five", "six", "seven")[len(open_days) - 2]
+            self._sentence(subject, first, [(f" is open {count} days a week, {days}", child.src)], "", key_src, "It")
         spans = {v.text for d, _, v in child.items if weekday(d) in open_days}
         if len(spans) > 1:
             self._sentence(subject, first, [(" opening hours vary by day", child.src)], "", key_src, "Its")
@@ -386,7 +394,7 @@ class Verbaliser:
                          child: Node) -> None:
         low = key.lower()
         value, text = child.value, child.text
-        if isinstance(value, str) and (n := number_value(text)) is not None and "," not in text:
+        if isinstance(value, str) and (n := number_value(text)) is not None:
             value = int(n) if n.is_integer() and "." not in text else n  # a CSV cell holds the number as text
         flag = low.startswith(("is_", "has_", "can_"))
         if flag and value in (0, 1) and not isinstance(value, (bool, float)):
@@ -434,7 +442,8 @@ class Verbaliser:
         elif number and plural(words) and isinstance(value, int) and not self.review:  # "It has 12 rooms."
             self._sentence(subject, first, [(" has ", key_src), (text, child.src), (f" {words}", key_src)], "",
                            key_src, "It")
-        elif self.review and isinstance(value, str) and is_prose(text):  # "review_text": what the customer wrote
+        elif self.review and isinstance(value, str) and (is_prose(text) or low.endswith(("text", "comment"))):
+            # "review_text": what the customer wrote
             self._sentence(subject, first, [(" wrote: ", key_src), (text, child.src)], "", key_src, "A customer")
         elif number and (unit := header_unit(key))[1]:  # "price_usd": 12 -> "Its price is 12 US dollars ($12)."
             pieces = [(" is ", key_src), (text, child.src), (f" {unit[1]}", key_src)]
@@ -473,6 +482,18 @@ def _flat(node: Node) -> list[Node]:
     return out
 
 
+def _row_noun(first_header: str, source: str) -> str:
+    """What a CSV row is: its key column's header ("dish", "shop_name" -> "shop"), else the file's plural name
+    ("hotels.csv" -> "hotel"), else "row"."""
+    words = attribute_words(first_header).lower()
+    if words.endswith(" name"):
+        words = words[:-5]
+    if len(words) > 2 and words.isalpha() and words not in NAME_KEYS and words not in ("key", "code", "number"):
+        return singular(words)
+    stem = re.sub(r"\.[^.]*$", "", re.split(r"[\\/]", source)[-1]).lower()
+    return singular(stem) if stem.isalpha() and stem.endswith("s") and len(stem) > 3 else "row"
+
+
 def _all_day(text: str) -> bool:
     """Whether hours read "0:0-0:0" (from midnight to midnight), which exports write for a day without hours."""
     span = time_range(text)
@@ -494,15 +515,15 @@ def _joined(nodes: list[Node], container: Src, last: str = "and") -> Pieces:
     return out
 
 
-def verbalise(root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
+def verbalise(root: Node, source: str = "") -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
     """Plain-English text for ``root`` and its segments (see :class:`~faithlint.types.SourceMap`)."""
-    return Verbaliser().run(root)
+    return Verbaliser(source).run(root)
 
 
 
 def structured_doc(source: str, text: str, suffix: str) -> ContextDoc:
     """A context document whose ``text`` verbalises the structured ``text`` (offsets into ``text``)."""
-    out, segs = verbalise(parse_structured(text, source, suffix))
+    out, segs = verbalise(parse_structured(text, source, suffix), source)
     return ContextDoc(source=source, text=out, offsets=SourceMap(text, segs))
 
 

@@ -62,7 +62,7 @@ def test_nested_records_and_lists_of_records(tmp_path: Path) -> None:
         "The reviews of Chez Anne are rated from 2 to 5 stars: 1 of the 2 reviews is positive (4 stars or more) and "
         "1 is negative (2 stars or fewer). The reviews of Chez Anne are mixed: some reviewers praise it and others "
         "criticise it.",
-        "Review 1 of Chez Anne: a customer gave it 5 stars (a positive review). Its text is Lovely.",
+        "Review 1 of Chez Anne: a customer gave it 5 stars (a positive review). A customer wrote: Lovely.",
         "Review 2 of Chez Anne: a customer gave it 2 stars (a negative review).",
     ]
 
@@ -164,7 +164,7 @@ def test_business_listings_read_as_people_write_them() -> None:
         "Studio Nine: from Tuesday to Thursday it is open from 10 AM to 7 PM. "
         "On Friday it is open from 9:30 AM to 5 PM. On Saturday it is closed.",
         # the week as overviews sum it up: days an export leaves out are closed days
-        "Studio Nine: it is closed on Monday and Sunday: no hours are listed for those days. It is open 4 days a "
+        "Studio Nine: it is closed on Monday and Sunday: no hours are listed for those days. It is open four days a "
         "week, from Tuesday to Friday. Its opening hours vary by day.",
     ]
     def source_of(words: str) -> str:
