@@ -45,6 +45,12 @@ class Labelled:
     label_src: Src
 
 
+def number_word(n: int) -> str:
+    """A count as overviews write it: "three" up to twelve, digits above."""
+    words = "zero one two three four five six seven eight nine ten eleven twelve".split()
+    return words[n] if 0 <= n < len(words) else str(n)
+
+
 def flag(node: Node) -> bool | None:
     """The yes/no a value states (true, "yes", "N"), else None."""
     if isinstance(node.value, bool):
@@ -81,10 +87,9 @@ def _share(pos: int, n: int, nouns: str, neg: int, middle: int) -> str:
 
 
 def _amount(cell: Node, symbol: str, unit: str, key_src: Src) -> Pieces:
-    """"$12" (a currency the header names), "3 kilograms" (a unit) or "3"."""
-    if symbol:
-        return [(f"{symbol}{cell.text.strip()}", cell.src)]
-    return [(cell.text.strip(), cell.src)] + ([(f" {unit}", key_src)] if unit else [])
+    """"12 US dollars ($12)" (a currency the header names), "3 kilograms" (a unit) or "3"."""
+    out: Pieces = [(cell.text.strip(), cell.src)] + ([(f" {unit}", key_src)] if unit else [])
+    return out + [(" (", key_src), (f"{symbol}{cell.text.strip()}", cell.src), (")", key_src)] if symbol else out
 
 
 def review_spread(records: Sequence[Labelled], noun: str, owner: str, list_src: Src) -> list[Pieces]:
@@ -120,8 +125,8 @@ def table_facts(records: Sequence[Labelled], noun: str, list_src: Src, skip: set
     n = len(records)
     one, many = singular(noun), plural_noun(singular(noun))
     out: list[Pieces] = []
-    if count and n > 1:
-        out.append([(f"{count} {n} {one if n == 1 else many}", list_src)])
+    if count and n > 1:  # "The table has 3 rows, one per shop: there are three shops."
+        out.append([(f"{count} {many}" if count.endswith(number_word(n)) else f"{count} {n} {many}", list_src)])
     if n < 2:
         return out
     for key, cells in _fields(records, skip).items():

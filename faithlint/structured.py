@@ -42,7 +42,7 @@ from faithlint.record_phrases import (
     time_range,
     weekday,
 )
-from faithlint.record_summary import Labelled, review_spread, table_facts
+from faithlint.record_summary import Labelled, number_word, review_spread, table_facts
 from faithlint.structured_parse import Node, Src, parse_structured, python_literal
 from faithlint.types import ContextDoc, SourceMap
 
@@ -117,8 +117,9 @@ class Verbaliser:
         elif node.kind == "list":
             records = [item for item in node.items if item.kind == "map"]
             if records and noun != "document":  # YAML's documents are no table
+                n = len(records)
                 count = "The list has" if noun != "row" and self.first_column == "" else "The table has" if \
-                    noun == "row" else f"The table has {len(records)} rows, one per {noun}: there are"
+                    noun == "row" else f"The table has {n} rows, one per {noun}: there are {number_word(n)}"
                 self._summary(records, None, noun, node.src, count)
             for i, item in enumerate(node.items):
                 self._top(item, noun) if item.kind != "map" else self._record(item, None, noun, i + 1)

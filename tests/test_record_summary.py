@@ -48,7 +48,8 @@ def test_csv_rows_name_their_key_column_units_currencies_and_yes_no() -> None:
 def test_facts_about_the_whole_table_link_to_what_they_summarise() -> None:
     doc = structured_doc("hotels.csv", HOTELS, ".csv")
     assert doc.text.split("\n\n")[0] == (
-        "The table has 3 rows, one per hotel: there are 3 hotels. The prices range from $80 to $1,095. "
+        "The table has 3 rows, one per hotel: there are three hotels. The prices range from 80 US dollars ($80) to "
+        "1,095 US dollars ($1,095). "
         "Harbour Rooms is the cheapest and Hill Top Lodge is the most expensive. The rooms range from 6 to 12. "
         "Harbour Rooms has the fewest rooms and Sea View Inn has the most rooms. Not every hotel has pool: 1 of the 3 "
         "hotels has pool. Only Sea View Inn has pool. "
@@ -58,6 +59,7 @@ def test_facts_about_the_whole_table_link_to_what_they_summarise() -> None:
     assert source_of(doc, "Every hotel") == table  # "every": the whole table; the words: the header
     assert source_of(doc, " has breakfast included", 0) == "breakfast_included"
     assert source_of(doc, "$80") == "80" and source_of(doc, "$1,095") == '"1,095"'  # a range: its two cells
+    assert source_of(doc, " US dollars") == "price_usd"  # its unit: the header
     assert source_of(doc, "Harbour Rooms") == "Harbour Rooms"  # the cheapest: its name cell
     assert source_of(doc, " is the cheapest and ") == "price_usd"
     assert source_of(doc, "Brighton") == "Brighton"  # a shared value: the first row's cell
@@ -70,7 +72,7 @@ def test_the_key_column_a_name_column_before_an_id_and_a_numbered_row() -> None:
     shops = structured_doc("shops.csv", "id,shop_name,delivery\nS1,Green Grocer,yes\nS2,Corner Deli,no\n", ".csv")
     assert shops.text.split("\n\n")[1:] == ["Green Grocer: its id is S1. It offers delivery.",
                                             "Corner Deli: its id is S2. It does not offer delivery."]
-    assert shops.text.startswith("The table has 2 rows, one per shop: there are 2 shops.")
+    assert shops.text.startswith("The table has 2 rows, one per shop: there are two shops.")
     numbered = structured_doc("t.csv", "code,size_kg\n7,3\n8,4.5\n", ".csv")
     assert numbered.text.split("\n\n") == [
         "The table has 2 rows. The sizes range from 3 kilograms to 4.5 kilograms. Row 1 is the smallest and Row 2 "
