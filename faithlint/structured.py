@@ -8,10 +8,14 @@ crosses records); scalar lists are joined with commas and "and". Each piece of t
 character range of the JSON value (YAML node, CSV cell) it was written from, in a
 :class:`~faithlint.types.SourceMap`, so evidence shown to users points into the real file.
 
-Exported records (business listings, product feeds) hold values in forms an NLI checker cannot read; a few
-are written as people write them: weekday-keyed hours ("Tue": "11:0-22:0" -> "On Tuesday it is open from 11 AM
-to 10 PM."), yes/no attributes ("It does not accept credit cards."), Python literals inside strings ("u'free'",
-"{'lot': True}"), US state codes ("Maine (ME)"), star ratings and counts ("It has 58 reviews.").
+Exported records (business listings, product feeds, CSV tables) hold values in forms an NLI checker cannot
+read; a few are written as people write them: weekday-keyed hours ("Tue": "11:0-22:0" -> "On Tuesday it is open
+from 11 AM to 10 PM.", "0:0-0:0" beside other hours and days left out as closed days), yes/no attributes and
+columns ("It does not take reservations.", "It has pool."), Python literals inside strings ("u'free'",
+"{'lot': True}"), an address as one sentence, US state codes ("Maine (ME)"), star ratings and counts ("It has 58
+reviews."), headers that name a unit or currency ("price_usd": 12 -> "Its price is 12 US dollars ($12).").
+Facts about a list or table as a whole (counts, ranges, "every"/"not every"/"only", the spread of review stars)
+come from :mod:`faithlint.record_summary`; parsing is :mod:`faithlint.structured_parse`.
 """
 
 from __future__ import annotations
@@ -467,7 +471,7 @@ class Verbaliser:
                        child: Node, scalars: list[Node]) -> None:
         low = key.lower()
         if not scalars:
-            self._sentence(subject, first, [(f" has no {words}", child.src)], "", key_src, "It")
+            self._sentence(subject, first, [(f" has no {plural_noun(words)}", child.src)], "", key_src, "It")
         elif low in VERB_KEYS:
             verb_phrase = f" {VERB_KEYS[low].split(' ')[0]} "  # "serves", "opens" (no "at" before a list)
             self._sentence(subject, first, [(verb_phrase, key_src), *_joined(scalars, child.src)], "", key_src, "It")

@@ -153,3 +153,13 @@ def test_lists_of_records_inside_a_record_get_their_own_facts() -> None:
                                          "is the most expensive. Not every dish is vegan: 1 of the 3 dishes is "
                                          "vegan. Only Marinara is vegan.")
     assert source_of(doc, "12.5", 0) == "12.5" and source_of(doc, "Marinara") == '"Marinara"'
+
+
+def test_odd_records_read_plainly() -> None:
+    assert structured_doc("x.json", json.dumps({"name": "X", "review_info": []}), ".json").text == \
+        "X: it has no reviews."
+    doc = structured_doc("x.json", json.dumps({"name": "X", "review_info": [{"review_stars": "n/a"},
+                                                                             {"review_stars": None}]}), ".json")
+    assert "rated from" not in doc.text  # stars that are no numbers have no spread
+    flags = structured_doc("f.csv", "name,open\nA,yes\nB,yes\n", ".csv")
+    assert flags.text.split("\n\n")[1] == "A: its open is yes."  # no phrase reads right: the value as it is
