@@ -4,6 +4,7 @@ addresses, reviews) and facts about a whole table, each piece mapped to the JSON
 from __future__ import annotations
 
 import json
+import re
 
 from faithlint.structured import structured_doc
 from faithlint.types import ContextDoc
@@ -163,3 +164,17 @@ def test_odd_records_read_plainly() -> None:
     assert "rated from" not in doc.text  # stars that are no numbers have no spread
     flags = structured_doc("f.csv", "name,open\nA,yes\nB,yes\n", ".csv")
     assert flags.text.split("\n\n")[1] == "A: its open is yes."  # no phrase reads right: the value as it is
+
+
+def test_every_piece_of_a_table_maps_to_a_cell_a_header_or_the_whole_table() -> None:
+    doc = structured_doc("hotels.csv", HOTELS, ".csv")
+    lines = HOTELS.splitlines(keepends=True)
+    cells, pos = set(), 0
+    for line in lines:  # the cells of this table (its one quoted cell is written with its quotes)
+        for m in re.finditer(r'"[^"]*"|[^,\n]+', line):
+            cells.add((pos + m.start(), pos + m.end()))
+        pos += len(line)
+    table = (HOTELS.index("Sea View"), len(HOTELS.rstrip("\n")))
+    assert doc.offsets is not None
+    for start, end, lo, hi in doc.offsets.segments:
+        assert (lo, hi) in cells or (lo, hi) == table, (doc.text[start:end], HOTELS[lo:hi])
