@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -37,7 +38,7 @@ def _import_ray(local: bool = False) -> Any:
     """``import ray``; ``local``: for a runtime started on this machine, which then talks over loopback only (Ray's
     single-machine mode: otherwise it finds its address by a UDP connect to 8.8.8.8 and serves on the machine's
     outward address). Read when Ray first imports, by this process and the ones it starts."""
-    if local and "ray" not in sys.modules and not os.environ.get("RAY_ADDRESS"):
+    if local and "ray" not in sys.modules and not os.environ.get("RAY_ADDRESS") and not _started_cluster():
         os.environ.setdefault(RAY_LOOPBACK_ENV, "0")
     try:
         import ray
@@ -45,6 +46,13 @@ def _import_ray(local: bool = False) -> Any:
     except ImportError:
         raise FaithlintError(RAY_MISSING) from None
     return ray
+
+
+def _started_cluster() -> bool:
+    """Whether ``ray start`` left a cluster on this machine, which ``ray.init()`` joins: its address file, where Ray
+    keeps it (a runtime on loopback could not join a cluster serving on the machine's outward address)."""
+    tmp = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or tempfile.gettempdir()
+    return os.path.exists(os.path.join(tmp, "ray", "ray_current_cluster"))
 
 
 @contextmanager

@@ -245,9 +245,14 @@ COMMANDS: dict[str, tuple[list[str], set[str], set[int]]] = {
                             {"torch", "transformers"}, {1}),
     "check-pairs-ray": (["check", "--pairs", "{root}/pairs.jsonl", "--engine", "ray", "--workers", "1",
                          "--no-progress", "-o", "{root}/ray-out.jsonl"], {"ray"}, {0, 1}),
+    # a --model hub id that is not cached: refused at once, the hub never asked
+    "check-hub-model": (["check", "{ws}/answer.md", "--model", "faithlint-tests/no-such-nli-model"],
+                        {"huggingface_hub"}, {2}),
     "fix": (["fix", "{ws}/answer.md"], set(), {1}),
     "watch-once": (["watch", "{ws}", "--once", "--no-live", "--report-dir", "{root}/reports"], set(), {1}),
 }
+# what a command's error output must say
+STDERR = {"check-hub-model": "FAITHLINT_ALLOW_DOWNLOADS=1"}
 _RUNS: dict[str, Run] = {}
 
 
@@ -340,16 +345,17 @@ def _ran(name: str, run: Run) -> None:
     _, libraries, codes = COMMANDS[name]
     assert run.rc in codes, run.describe()
     assert libraries <= run.loaded, f"{sorted(libraries - run.loaded)} never loaded: {run.describe()}"
+    assert STDERR.get(name, "") in run.stderr, run.describe()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_no_python_level_lookup_or_connection(name: str, runs: Any) -> None:
     run = runs(name)
-    _ran(name, run)
     blocked = [f"{e['event']} {e['host']} (pid {e['pid']}, {' '.join(e['argv'])})\n" + "".join(e["stack"][-4:])
                for e in run.hook]
     assert not blocked, "network use from Python:\n" + "\n".join(blocked)
+    _ran(name, run)
 
 
 @pytest.mark.slow
@@ -357,9 +363,9 @@ def test_no_python_level_lookup_or_connection(name: str, runs: Any) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_no_connection_at_all(name: str, runs: Any) -> None:
     run = runs(name)
-    _ran(name, run)
-    assert run.strace is not None
+    assert run.strace is not None, "strace wrote no log"
     assert not run.strace, "connections beyond loopback (strace):\n" + "\n".join(run.strace[-20:])
+    _ran(name, run)
 
 
 def test_the_watchers_see_what_they_look_for(tmp_path: Path) -> None:
