@@ -14,9 +14,9 @@ Each command runs once, in its own process tree, on examples/rag-answer, watched
 The settings faithlint makes itself (telemetry off, the hub offline) are removed from the commands' environment,
 so the test checks faithlint's defaults, not the test runner's. Each run also records which libraries its main
 process loaded, so a command that failed early (and so made no connection) cannot pass: the OpenVINO, ONNX
-Runtime and torch paths, the monitor, spaCy's claims, the local and the Ray batch engines, ``fix``, ``watch`` and
-the language server (a check, a code action and a RAC correction; kept alive past ONNX Runtime's telemetry
-delay) all really run.
+Runtime and torch paths, the monitor, spaCy's claims, the local and the Ray batch engines, a ``--model`` hub id
+that is not cached (refused at once), ``fix``, ``watch`` and the language server (a check, a code action and a RAC
+correction; kept alive past ONNX Runtime's telemetry delay) all really run.
 """
 
 from __future__ import annotations
@@ -253,7 +253,6 @@ COMMANDS: dict[str, tuple[list[str], set[str], set[int]]] = {
 }
 # what a command's error output must say
 STDERR = {"check-hub-model": "FAITHLINT_ALLOW_DOWNLOADS=1"}
-_RUNS: dict[str, Run] = {}
 
 
 def run_command(name: str, tmp: Path) -> Run:
@@ -322,11 +321,14 @@ def run_server(tmp: Path) -> Run:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Each command's run, made once for both watchers' tests."""
+    done: dict[str, Run] = {}
+
     def get(name: str) -> Run:
-        if name not in _RUNS:
+        if name not in done:
             tmp = tmp_path_factory.mktemp(name)
-            _RUNS[name] = run_server(tmp) if name == "serve" else run_command(name, tmp)
-        return _RUNS[name]
+            done[name] = run_server(tmp) if name == "serve" else run_command(name, tmp)
+        return done[name]
 
     yield get
 
