@@ -259,7 +259,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         from faithlint.batch_ray import _import_ray
 
-        _import_ray()  # without the extra: how to install it, exit 2, before anything loads
+        _import_ray(local=not args.address)  # without the extra: how to install it, exit 2, before anything loads
     start = args.paths[0].parent if args.paths and args.paths[0].is_file() else (args.paths[0] if args.paths
                                                                                   else Path.cwd())
     config, config_path = _config(args, start if start.exists() else Path.cwd())
