@@ -36,8 +36,10 @@ year, month, weekday or day ("the 4th") of a date in the context, and a record's
 stars", `price: 25` = "$25", `rank: 3` = "third"). A small spelled-out count ("one VM") is flagged only against a
 count of the same thing in the evidence, never against an unrelated number. Names match in part and across spelling
 (`Smith` in `John Smith`, `Peyton Manning` in `Peyton Williams Manning`, `the U.S.` = `United States`, possessives,
-case, hyphens, `West African` for `West Africa`). When the evidence has a value of the same kind, the message names
-it and the language server offers to replace the draft's value with it.
+case, hyphens, `West African` for `West Africa`). A value the whole context states word for word (case and spacing
+aside) is not reported even where the sentence's evidence lacks it: the evidence missed it, the context did not.
+When the evidence has a value of the same kind, the message names it and the language server offers to replace the
+draft's value with it.
 """
     example = RuleExample(context="The renovation cost $12.5 million and was funded by a city bond.",
                           draft="The renovation cost $25 million.")
