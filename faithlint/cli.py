@@ -21,7 +21,9 @@ from faithlint import __version__
 from faithlint.cli_common import (
     _checked,
     _config,
+    _Configs,
     _display,
+    _draft_error,
     _drafts,
     _emit,
     _exit_code,
@@ -197,12 +199,6 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from faithlint import api
-    from faithlint.context import source_texts
-    from faithlint.drafts import prepare_draft
-    from faithlint.formats import render
-    from faithlint.linter import Linter
-
     if args.pairs and args.paths:
         raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
     if args.pairs and (args.fix or args.diff):
@@ -225,59 +221,103 @@ def cmd_check(args: argparse.Namespace) -> int:
         from faithlint.batch_ray import _import_ray
 
         _import_ray()  # without the extra: how to install it, exit 2, before anything loads
-    start = args.paths[0].parent if args.paths and args.paths[0].is_file() else (args.paths[0] if args.paths
-                                                                                  else Path.cwd())
-    config, config_path = _config(args, start if start.exists() else Path.cwd())
-    if args.pairs and args.format == "jsonl":  # one line per pair as it is checked, here or on a Ray cluster
-        return _check_pairs_jsonl(args, config)
+    if args.pairs:
+        config, _path = _config(args, Path.cwd())
+        if args.format == "jsonl":  # one line per pair as it is checked, here or on a Ray cluster
+            return _check_pairs_jsonl(args, config)
+        return _check_pairs_report(args, config)
+    return _check_drafts(args)
+
+
+def _check_pairs_report(args: argparse.Namespace, config: Any) -> int:
+    """``check --pairs`` with a report of the whole batch at the end (text, json, sarif, html...)."""
+    from faithlint import api
+    from faithlint.batch import expand_inputs, read_items
+    from faithlint.context import source_texts
+    from faithlint.formats import render
+    from faithlint.linter import Linter
+
     linter = Linter(config)
     results = []
     contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
-    if args.pairs:  # a report of the whole batch at the end (text, json, sarif, html...)
-        from faithlint.batch import expand_inputs, read_items
-
-        shards = expand_inputs(args.pairs)
-        seen: set[str] = set()
-        items = [it for p in shards for it in read_items(Path(p), config.max_file_size, args.allow_no_context, seen)]
-        if not items:  # an empty batch must not pass CI as "0 findings"
-            raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
-        if args.output:
-            _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
-        prog = _progress(len(items), not args.no_progress)
-        try:
-            for item in items:
-                res = _checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
-                               id=item["id"], query=item["query"], markdown=False, linter=linter)
-                if args.format in ("sarif", "html"):
-                    contexts.update(source_texts(item["context"]))
-                results.append(res)
-                if prog:
-                    prog.advance(prog.task)  # type: ignore[attr-defined]
-        finally:
-            if prog:
-                prog.stop()
-        _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
-        return _exit_code(results, config.fail_on)
-
-    drafts = _drafts(args.paths, config)
-    # every draft is read and paired before any is checked, so a bad input fails fast
-    jobs = [prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
-                          allow_no_context=args.allow_no_context) for d in drafts]
+    shards = expand_inputs(args.pairs)
+    seen: set[str] = set()
+    items = [it for p in shards for it in read_items(Path(p), config.max_file_size, args.allow_no_context, seen)]
+    if not items:  # an empty batch must not pass CI as "0 findings"
+        raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
     if args.output:
-        _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
+        _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
+    prog = _progress(len(items), not args.no_progress)
+    try:
+        for item in items:
+            res = _checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
+                           id=item["id"], query=item["query"], markdown=False, linter=linter)
+            if args.format in ("sarif", "html"):
+                contexts.update(source_texts(item["context"]))
+            results.append(res)
+            if prog:
+                prog.advance(prog.task)  # type: ignore[attr-defined]
+    finally:
+        if prog:
+            prog.stop()
+    _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
+    return _exit_code(results, config.fail_on)
+
+
+def _check_drafts(args: argparse.Namespace) -> int:
+    """``check PATH...``: each draft with its own config (:class:`~faithlint.cli_common._Configs`). A draft that
+    cannot be checked (unreadable, no context, a check that fails) is one line on stderr and the others are
+    still checked and reported; the exit code is then 2."""
+    from faithlint import api
+    from faithlint.config import linter_key
+    from faithlint.context import source_texts
+    from faithlint.drafts import prepare_draft
+    from faithlint.errors import ModelError
+    from faithlint.formats import render
+    from faithlint.linter import Linter
+    from faithlint.options import fails
+
+    configs = _Configs(args)
+    errors = 0
+    jobs = []  # every draft is read and paired before any is checked: its problems come first
+    for d in _drafts(args.paths):
+        config, config_path = configs.of(d)  # a broken config file stops the run, as in ruff
+        try:
+            jobs.append((prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
+                                       allow_no_context=args.allow_no_context), config))
+        except (FaithlintError, OSError) as exc:
+            _draft_error(d, exc)
+            errors += 1
+    if args.output:
+        _refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
+    linters: dict[tuple[Any, ...], Any] = {}  # one per model setting: drafts whose configs differ otherwise share it
+    results, failing = [], False
+    contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
     prog = _progress(len(jobs), not args.no_progress)
     fixer = _Fixer(args.fix, args.diff, args.unsafe_fixes)
     try:
-        for job in jobs:
-            res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
-                           method="check_prepared")
-            if fixer.enabled:
-                res = fixer.fix(linter, job, res)
+        for job, config in jobs:
+            key = linter_key(config)
+            linter = linters[key] = linters.get(key) or Linter(config)
+            linter.config = config
+            try:
+                res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
+                               method="check_prepared")
+                if fixer.enabled:
+                    res = fixer.fix(linter, job, res)
+            except ModelError:  # the models cannot load: no other draft can be checked either
+                raise
+            except FaithlintError as exc:
+                _draft_error(job.path, exc)
+                errors += 1
+                continue
+            finally:
+                if prog:
+                    prog.advance(prog.task)  # type: ignore[attr-defined]
             results.append(res)
+            failing = failing or fails(res.findings, config.fail_on)
             if args.format in ("sarif", "html"):
                 contexts.update(source_texts(job.context))
-            if prog:
-                prog.advance(prog.task)  # type: ignore[attr-defined]
     finally:
         if prog:
             prog.stop()
@@ -287,7 +327,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
     if fixer.enabled:
         print(f"faithlint: {fixer.summary()}", file=sys.stderr)
-    return _exit_code(results, config.fail_on)
+    return 2 if errors else 1 if failing else 0
 
 
 def _check_pairs_jsonl(args: argparse.Namespace, config: Any) -> int:

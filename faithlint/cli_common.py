@@ -17,8 +17,8 @@ from typing import Any
 from faithlint.errors import FaithlintError, InputError
 from faithlint.options import cli_overrides, fails
 
-__all__ = ["_checked", "_config", "_display", "_drafts", "_emit", "_exit_code", "_one_line", "_read_pairs",
-           "_refuse_input_as_output"]
+__all__ = ["_Configs", "_checked", "_config", "_display", "_draft_error", "_drafts", "_emit", "_exit_code",
+           "_one_line", "_read_pairs", "_refuse_input_as_output"]
 
 
 def _one_line(exc: BaseException) -> str:
@@ -52,24 +52,55 @@ def _config(args: argparse.Namespace, start: Path) -> Any:
     return config, _path
 
 
-def _drafts(paths: Sequence[Path], config: Any) -> list[Path]:
-    from faithlint.pairing import is_context_file
+class _Configs:
+    """Each draft's settings, found as ruff finds its own: the nearest ``faithlint.toml`` (or ``pyproject.toml``
+    with ``[tool.faithlint]``) in the draft's folder or above it, or ``--config FILE`` for every draft; the
+    command line's flags on top. Each folder is looked up and each file read once."""
 
-    out: list[Path] = []
-    for p in paths:
-        if not p.exists():
-            raise InputError(f"{p}: no such file or directory")
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in {".md", ".markdown", ".txt",
-                                                                                       ".mdx"}
-                           and not is_context_file(f) and not any(part.startswith(".") for part in f.parts))
-            if not found:
-                raise InputError(f"{p}: no drafts (.md or .txt) found in this folder")
-            out.extend(found)
-        else:
-            out.append(p)
-    seen: set[Path] = set()
-    return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]
+    def __init__(self, args: argparse.Namespace) -> None:
+        from faithlint.files import require_regular
+
+        self.args = args
+        self._overrides = cli_overrides(args)
+        self._files: dict[Path | None, tuple[Any, Path | None]] = {}
+        self._folders: dict[Path, Path | None] = {}
+        if args.config is not None:
+            require_regular(args.config, "config file")
+            self._files[None] = _config(args, Path.cwd())
+
+    def of(self, draft: Path) -> tuple[Any, Path | None]:
+        """(config, its file or None) for ``draft``; raises :class:`~faithlint.errors.ConfigError` naming the file."""
+        from faithlint.config import Config, find_config, load_config, merge_overrides
+
+        if self.args.config is not None:
+            return self._files[None]
+        folder = Path(os.path.abspath(draft)).parent
+        if folder not in self._folders:
+            self._folders[folder] = find_config(folder)
+        found = self._folders[folder]
+        if found not in self._files:
+            config, path = load_config(found) if found is not None else (Config(), None)
+            if self._overrides:
+                config = merge_overrides(config, self._overrides, "command line")
+            self._files[found] = (config, path)
+        return self._files[found]
+
+
+def _drafts(paths: Sequence[Path], config: Any = None) -> list[Path]:
+    """The drafts ``paths`` name (:func:`faithlint.discovery.find_drafts`: hidden names, context files and what
+    ``.gitignore`` ignores skipped below each folder; files named are always checked)."""
+    from faithlint.discovery import find_drafts
+
+    return find_drafts(paths)
+
+
+def _draft_error(draft: Path, exc: BaseException) -> None:
+    """The one line of a draft that could not be checked (the run goes on): ``faithlint: error: DRAFT: why``."""
+    name = _display(draft)
+    message = str(exc) if isinstance(exc, FaithlintError) else _one_line(exc)
+    if not message.startswith((f"{name}: ", f"{draft}: ")):
+        message = f"{name}: {message}"
+    print(f"faithlint: error: {message}", file=sys.stderr)
 
 
 def _refuse_input_as_output(output: Path, inputs: Sequence[Path]) -> None:

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from faithlint.api import check_prepared
 from faithlint.context import display_path, source_texts
+from faithlint.discovery import IgnoreRules
 from faithlint.drafts import prepare_draft
 from faithlint.errors import FaithlintError, InputError, ModelError
 from faithlint.options import fails
 from faithlint.watch.dependencies import affected, config_touched, dependencies, signature
 from faithlint.watch.discovery import DraftFinder
 from faithlint.watch.display import Display, check_line, severity_style, summary_table
-from faithlint.watch.ignore import IgnoreRules
 from faithlint.watch.observer import EventSource
 from faithlint.watch.paths import draft_display, norm, root_of, under
 from faithlint.watch.reports import ReportWriter
