@@ -19,7 +19,7 @@ class Contradiction(Rule):
         if ctx.verdict_code(judged) != self.code:
             return []
         r = judged.result
-        message = (f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, score {r.score:.2f}, "
+        message = (f"contradicted by the context (contradiction {r.probs['contradiction']:.2f}, score {r.score:.2f}, "
                    f"{r.scale_1_5}/5): \u201c{judged.quote}\u201d")
         return self.sentence_finding(ctx, judged, message)
 
