@@ -323,7 +323,7 @@ def _check_drafts(args: argparse.Namespace) -> int:
             prog.stop()
     if args.diff:
         _emit("".join(fixer.diffs), args.output)
-    else:
+    elif results or not errors or args.format != "text":  # no "all supported" line when nothing was checked
         _emit(render(results, args.format, color=_color(args), contexts=contexts), args.output)
     if fixer.enabled:
         print(f"faithlint: {fixer.summary()}", file=sys.stderr)
