@@ -87,3 +87,28 @@ def test_folders_up_and_hidden_above_the_root_are_searched_and_gitignore_is_hono
     assert sorted(reported(proc)) == ["../kept.md", "../skip.md"], proc.stdout
     proc = run(".", "--format", "json", cwd=proj)
     assert sorted(reported(proc)) == ["kept.md"], proc.stdout + proc.stderr
+
+
+def test_find_drafts_follows_gits_rules_below_the_folder_given(tmp_path: Path, monkeypatch) -> None:
+    """Negation, nested files and .git/info/exclude, as git; hidden names and context skipped below the root."""
+    from faithlint.discovery import find_drafts
+
+    root = tmp_path / ".work" / "repo"
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / ".git" / "info" / "exclude").write_text("private.md\n")
+    (root / ".gitignore").write_text("*.txt\n!keep.txt\nout/\n")
+    (root / "docs").mkdir()
+    (root / "docs" / ".gitignore").write_text("draft-*.md\n")
+    for name in ("a.md", "private.md", "notes.txt", "keep.txt", "out/x.md", "docs/b.md", "docs/draft-1.md",
+                 "a.context.md", "a.sources/s.md", ".hidden/h.md", "docs/.h.md", "img.png"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n")
+    monkeypatch.chdir(root / "docs")
+    assert find_drafts([Path("..")]) == [Path("../a.md"), Path("../docs/b.md"), Path("../keep.txt")]
+    assert find_drafts([Path(".")]) == [Path("b.md")]
+    # named files are drafts whatever .gitignore or their name says; the same draft twice is checked once
+    assert find_drafts([Path("draft-1.md"), Path(".h.md"), Path("b.md"), Path("../docs/b.md")]) == \
+        [Path("draft-1.md"), Path(".h.md"), Path("b.md")]
+    assert find_drafts([Path("..")], gitignore=False) == [
+        Path(p) for p in ("../a.md", "../docs/b.md", "../docs/draft-1.md", "../keep.txt", "../notes.txt",
+                          "../out/x.md", "../private.md")]
