@@ -277,7 +277,7 @@ def _check_drafts(args: argparse.Namespace) -> int:
     from faithlint.linter import Linter
     from faithlint.options import fails
 
-    configs = _Configs(args)
+    configs = _Configs.from_args(args)
     errors = 0
     jobs = []  # every draft is read and paired before any is checked: its problems come first
     for d in _drafts(args.paths):

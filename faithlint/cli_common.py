@@ -40,50 +40,61 @@ def _checked(checker: Any, where: str, *args: Any, method: str = "check", **kwar
 
 
 def _config(args: argparse.Namespace, start: Path) -> Any:
-    from faithlint.config import load_config, merge_overrides
-    from faithlint.files import require_regular
-
-    if args.config is not None:
-        require_regular(args.config, "config file")
-    config, _path = load_config(args.config, start=start)
-    overrides = cli_overrides(args)
-    if overrides:
-        config = merge_overrides(config, overrides, "command line")
-    return config, _path
+    """(config, its file or None) for the folder ``start``: ``--config`` or the nearest file, flags on top."""
+    return _Configs.from_args(args).of_folder(start)
 
 
 class _Configs:
     """Each draft's settings, found as ruff finds its own: the nearest ``faithlint.toml`` (or ``pyproject.toml``
-    with ``[tool.faithlint]``) in the draft's folder or above it, or ``--config FILE`` for every draft; the
-    command line's flags on top. Each folder is looked up and each file read once."""
+    with ``[tool.faithlint]``) in the draft's folder or above it, or ``config_file`` (``--config``) for every
+    draft; ``overrides`` (the command line's flags) on top. Each folder is looked up and each file read once
+    (:meth:`clear` forgets them: ``watch`` after a config file changed)."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, config_file: Path | None, overrides: dict[str, Any]) -> None:
         from faithlint.files import require_regular
 
-        self.args = args
-        self._overrides = cli_overrides(args)
+        self.config_file = config_file
+        self.overrides = overrides
         self._files: dict[Path | None, tuple[Any, Path | None]] = {}
         self._folders: dict[Path, Path | None] = {}
-        if args.config is not None:
-            require_regular(args.config, "config file")
-            self._files[None] = _config(args, Path.cwd())
+        if config_file is not None:
+            require_regular(config_file, "config file")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> _Configs:
+        return cls(args.config, cli_overrides(args))
+
+    def clear(self) -> None:
+        self._files.clear()
+        self._folders.clear()
 
     def of(self, draft: Path) -> tuple[Any, Path | None]:
-        """(config, its file or None) for ``draft``; raises :class:`~faithlint.errors.ConfigError` naming the file."""
-        from faithlint.config import Config, find_config, load_config, merge_overrides
+        """(config, its absolute file or None) for ``draft``; raises :class:`~faithlint.errors.ConfigError` naming
+        the file."""
+        return self.of_folder(Path(os.path.abspath(draft)).parent)
 
-        if self.args.config is not None:
-            return self._files[None]
-        folder = Path(os.path.abspath(draft)).parent
-        if folder not in self._folders:
-            self._folders[folder] = find_config(folder)
-        found = self._folders[folder]
+    def of_folder(self, folder: Path) -> tuple[Any, Path | None]:
+        """(config, its absolute file or None) for the drafts in ``folder``."""
+        from faithlint.config import find_config
+
+        folder = Path(os.path.abspath(folder))
+        if self.config_file is not None:
+            found: Path | None = self.config_file
+        else:
+            if folder not in self._folders:
+                self._folders[folder] = find_config(folder)
+            found = self._folders[folder]
         if found not in self._files:
-            config, path = load_config(found) if found is not None else (Config(), None)
-            if self._overrides:
-                config = merge_overrides(config, self._overrides, "command line")
-            self._files[found] = (config, path)
+            self._files[found] = self._load(found)
         return self._files[found]
+
+    def _load(self, path: Path | None) -> tuple[Any, Path | None]:
+        from faithlint.config import Config, load_config, merge_overrides
+
+        config, found = load_config(path) if path is not None else (Config(), None)
+        if self.overrides:
+            config = merge_overrides(config, self.overrides, "command line")
+        return config, found
 
 
 def _drafts(paths: Sequence[Path], config: Any = None) -> list[Path]:

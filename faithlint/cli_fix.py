@@ -89,7 +89,7 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
     from faithlint.linter import Linter
     from faithlint.options import fails
 
-    configs = _Configs(args)
+    configs = _Configs.from_args(args)
     jobs = []
     for d in _drafts(args.paths):
         config, config_path = configs.of(d)
