@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from faithlint.markdown import Extracted
     from faithlint.suppressions import Directive
 
-QUOTE_CHARS = 60  # a longer flagged range is cut with "…"
+QUOTE_CHARS = 80  # a longer flagged range is cut with "…"
 
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
