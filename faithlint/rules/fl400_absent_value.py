@@ -55,7 +55,7 @@ draft's value with it.
             a, b = judged.unit.to_source(m.value.start, m.value.end)
             # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
             ctx_value = m.context_value if m.aligned else None
-            msg = f"\u2018{m.value.text}\u2019 ({m.value.kind}) does not appear in the evidence"
+            msg = f"does not appear in the evidence ({m.value.kind})"
             if ctx_value:
                 msg += f"; the context has \u2018{ctx_value.text}\u2019"
             elif m.context_value is None:
