@@ -105,7 +105,7 @@ class PairRule(BaseModel):
 
 
 class Config(BaseModel):
-    """All faithlint settings with their defaults (see the README for what each one does)."""
+    """All faithlint settings with their defaults (docs/configuration.md says what each one does)."""
 
     model_config = ConfigDict(extra="forbid")
 
