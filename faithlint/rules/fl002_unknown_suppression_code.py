@@ -6,7 +6,7 @@ so the finding it was meant for still shows, or the comment is left over.
 
 from __future__ import annotations
 
-from faithlint.rules.base import Rule
+from faithlint.rules.base import Rule, RuleExample
 
 
 class UnknownSuppressionCode(Rule):
@@ -15,6 +15,13 @@ class UnknownSuppressionCode(Rule):
     severity = "warning"
     summary = "A code in a faithlint-disable/enable comment is no rule's code nor a prefix of one."
     units = ()  # not a verdict on a unit: found from the draft's comments after the other rules
+    explanation = """\
+A code in a suppression comment that no rule has, nor a prefix of one (`FL201`, `FL5`, a word such as `because`:
+put a reason after `--`, `<!-- faithlint-disable FL200 -- quoted from the press release -->`). Such a code
+silences nothing, so a finding it was meant to silence still shows. Ranged over the code in the comment.
+"""
+    example = RuleExample(context="The library reopened on March 4, 2024, after an 18-month renovation.",
+                          draft="The library reopened in March 2024. <!-- faithlint-disable-line FL201 -->")
 
 
 RULE = UnknownSuppressionCode()
