@@ -1,4 +1,4 @@
-"""Render bench/results/*.json into README.md (between markers) and the model card.
+"""Render bench/results/*.json into docs/benchmarks.md (between markers) and the model card.
 
     python bench/report.py
 """
@@ -145,14 +145,14 @@ def main() -> None:
                     if speed else "")
                  + speed_md(t, b, e, load("batch_v01.json")))
     body = "\n\n".join(parts)
-    readme = ROOT / "README.md"
-    text = readme.read_text()
+    page = ROOT / "docs" / "benchmarks.md"
+    text = page.read_text()
     block = f"<!-- bench:start -->\n{body}\n<!-- bench:end -->"
     if "<!-- bench:start -->" in text:
         text = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->", lambda _: block, text, flags=re.S)
     else:
         text = text.replace("BENCHMARKS_PLACEHOLDER", block)
-    readme.write_text(text)
+    page.write_text(text)
     for card in (MODEL_DIR / "MODEL_CARD.md", ROOT / "training" / "MODEL_CARD.md"):
         if card.exists():
             ct = card.read_text()

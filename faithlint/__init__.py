@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from faithlint.offline import go_offline
+
+go_offline()  # before any library faithlint loads reads its settings: no telemetry, no hub look-ups
+
 __version__ = "0.1.0"
 __all__ = ["Config", "ContextDoc", "DraftResult", "Finding", "Linter", "Rule", "SentenceResult", "__version__",
            "check", "check_batch", "check_file", "register_rule", "to_dict"]

@@ -5,8 +5,11 @@ docs/scale-out.md."""
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +31,51 @@ RAY_MISSING = "--engine ray needs Ray: pip install 'faithlint[ray]'"
 # test hook: a file naming one id; the Ray actor that meets that id first claims the file and kills its own
 # process with SIGKILL (a real worker death: Ray restarts the actor and retries the batch). Never set in use.
 KILL_HOOK_ENV = "FAITHLINT_TEST_KILL_ON_ID_FILE"
+RAY_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # =0: one machine, on loopback (Ray's macOS/Windows default)
 
 
-def _import_ray() -> Any:
+def _import_ray(local: bool = False) -> Any:
+    """``import ray``; ``local``: for a runtime started on this machine, which then talks over loopback only (Ray's
+    single-machine mode: otherwise it finds its address by a UDP connect to 8.8.8.8 and serves on the machine's
+    outward address). Read when Ray first imports, by this process and the ones it starts."""
+    if local and "ray" not in sys.modules and not os.environ.get("RAY_ADDRESS") and not _started_cluster():
+        os.environ.setdefault(RAY_LOOPBACK_ENV, "0")
     try:
         import ray
         import ray.data  # noqa: F401
     except ImportError:
         raise FaithlintError(RAY_MISSING) from None
     return ray
+
+
+def _started_cluster() -> bool:
+    """Whether ``ray start`` left a cluster on this machine, which ``ray.init()`` joins: its address file, where Ray
+    keeps it (a runtime on loopback could not join a cluster serving on the machine's outward address)."""
+    tmp = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or tempfile.gettempdir()
+    return os.path.exists(os.path.join(tmp, "ray", "ray_current_cluster"))
+
+
+@contextmanager
+def _no_usage_probe(ray: Any) -> Iterator[None]:
+    """Start a local runtime without its dashboard process. Without the dashboard (``include_dashboard=False``)
+    Ray still starts that process for its usage-stats module alone, which asks cloud metadata servers
+    (169.254.169.254, metadata.google.internal) which cloud it runs on even when usage stats are off."""
+    services = getattr(getattr(ray, "_private", None), "services", None)
+    real = getattr(services, "start_api_server", None)
+    if real is None:  # another Ray: nothing to skip (tests/test_no_network.py notices if it probes)
+        yield
+        return
+
+    def start_api_server(include_dashboard: bool | None, *args: Any, **kwargs: Any) -> Any:
+        if include_dashboard is False:
+            return None, None  # (dashboard URL, process): none started
+        return real(include_dashboard, *args, **kwargs)
+
+    services.start_api_server = start_api_server
+    try:
+        yield
+    finally:
+        services.start_api_server = real
 
 
 def _shard_rows(names: dict[str, str], done: set[str]) -> Callable[[dict[str, Any]], list[dict[str, Any]]]:
@@ -150,13 +189,14 @@ def _maybe_die(ids: Sequence[str]) -> None:
 def check_ray(paths: Sequence[str], output: Path, cfg: Any, done: set[str], *, address: str | None,
                workers: int | None, gpus: float, cpus: float, progress: bool, allow_no_context: bool,
                batch_size: int, on_line: Callable[[str], None] | None) -> Summary:
-    ray = _import_ray()
+    ray = _import_ray(local=not address)
     import logging
 
     started_here = False
     if not ray.is_initialized():
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
-                 **({} if address else {"include_dashboard": False}))
+        with _no_usage_probe(ray):
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
+                     **({} if address else {"include_dashboard": False}))
         started_here = True
     elif address:
         pass  # already connected (e.g. a notebook that ran ray.init): use that cluster

@@ -21,7 +21,8 @@ _SOURCE = (r"(?:the\s+|these\s+|this\s+)?(?:(?:given|provided|above|available|fo
            r"structured|original|news|search)\s+){0,2}"
            r"(?:passages?|information|data|text|articles?|context|sources?|documents?|news|records?|content|"
            r"details|reviews?|search\s+results|results|excerpts?|report|story|input)"
-           r"(?:\s+(?:provided|given|above|below|you\s+(?:provided|gave|shared)))?")
+           r"(?:\s+(?:provided|given|above|below|you\s+(?:provided|gave|shared)))?"
+           r"(?:\s+(?:in|from|of|about)\s+(?:the\s+)?(?:json|csv|yaml|tabular|structured|table|record)\b[^,.:;!?]{0,30})?")
 _LEAD = rf"(?:based\s+(?:solely\s+|only\s+)?on|according\s+to|from|as\s+per|per|as\s+stated\s+in|as\s+mentioned\s+in|" \
         rf"using)\s+{_SOURCE}"
 _FLAGS = re.IGNORECASE
@@ -47,25 +48,35 @@ _SUMMARY_OF = re.compile(
     r"[^.!?]*[.!:]\s*$", _FLAGS)
 _CLOSING = re.compile(
     r"^\s*(?:i\s+hope\s+(?:this|that|it|the\s+above)\s+(?:helps|answers|is\s+helpful)|let\s+me\s+know\s+if|"
-    r"feel\s+free\s+to|please\s+(?:let\s+me\s+know|feel\s+free)|if\s+you\s+have\s+any\s+(?:other|further|more|"
-    r"additional)?\s*questions|is\s+there\s+anything\s+else|hope\s+this\s+helps|thank\s+you\s+for\s+(?:asking|"
+    r"feel\s+free\s+to|please\s+(?:let\s+me\s+know|feel\s+free)|if\s+you\s+(?:have|need)\s+any\b[^.!?]*"
+    r"\b(?:questions|help|guidance|assistance)|is\s+there\s+anything\s+else|hope\s+this\s+helps|thank\s+you\s+for\s+(?:asking|"
     r"your\s+question))\b[^.!?]*[.!?]*\s*$", _FLAGS)
 _REFUSAL = re.compile(
     rf"^\s*(?:(?:therefore|however|unfortunately|so)\s*,?\s*)?(?:i\s*(?:'m|am)\s+(?:unable|not\s+able)\s+to|"
     rf"i\s+(?:cannot|can't|can’t|could\s+not|couldn't)|unable\s+to|it\s+is\s+not\s+possible\s+to|"
     rf"there\s+is\s+(?:not\s+enough|insufficient|no)\s+information\s+(?:in\s+{_SOURCE}\s+)?to)\s+"
     rf"(?:answer|determine|provide|say|tell|give|find)\b[^.!?]*[.!?]?\s*$", _FLAGS)
+# what the sources lack, said of the sources: "The passages do not provide information on ..."
+_ABOUT_SOURCES = re.compile(
+    rf"^\s*(?:(?:additionally|however|unfortunately|also|note|please\s+note|it\s+is\s+worth\s+noting|"
+    rf"it'?s\s+worth\s+noting|it\s+should\s+be\s+noted)\s*(?:that)?\s*[,:]?\s*)*(?:that\s+)?{_SOURCE}\s+"
+    rf"(?:do|does|did)\s+not\s+(?:provide|mention|include|specify|say|state|contain|give|offer|cover|discuss|"
+    rf"list|describe|address)\b[^.!?]*[.!?]?\s*$", _FLAGS)
 _WHOLE = (("greeting", _GREETING), ("announcement", _ANNOUNCE), ("announcement", _SUMMARY_OF),
           ("announcement", _LIST_LEAD),
-          ("word count", _WORDS), ("closing", _CLOSING), ("refusal", _REFUSAL))
+          ("word count", _WORDS), ("closing", _CLOSING), ("refusal", _REFUSAL),
+          ("about the sources", _ABOUT_SOURCES))
 
 # a lead-in before the claim of the same sentence: "Based on the provided passages, ..." / "Sure, ..."
 _PREFIX = re.compile(rf"^\s*(?:(?:{_LEAD})\s*,\s*|(?:sure|certainly|of\s+course|absolutely)\s*[,!]\s+)", _FLAGS)
+# ... and after it: "A water pick has several benefits, according to the given passages."
+_SUFFIX = re.compile(rf",?\s+(?:{_LEAD})\s*(?=[.!]?\s*$)", _FLAGS)
 
 
 @dataclass(frozen=True)
 class Exemption:
-    """The part ``[start, end)`` of a sentence that is boilerplate, and why; the whole sentence or its lead."""
+    """The part ``[start, end)`` of a sentence that is boilerplate, and why: the whole sentence, or a lead naming
+    the sources at its start or end."""
 
     start: int
     end: int
@@ -79,9 +90,10 @@ def exemption(sentence: str) -> Exemption | None:
     """What of ``sentence`` talks about the response rather than the world, or None.
 
     A whole sentence is exempt when it is a greeting, an announcement of what follows (a sentence ending in a
-    colon that says "here is ...", or a summary's word count), a closing offer of more help or a refusal to
-    answer from the sources. Otherwise only a lead naming the sources ("Based on the given passages, ",
-    "Sure, ") is exempt, and what follows it is checked.
+    colon that says "here is ...", or a summary's word count), a closing offer of more help, a refusal to
+    answer from the sources, or a statement of what the sources do not say. Otherwise only a lead naming the
+    sources ("Based on the given passages, ", "Sure, ", or ", according to the article." at its end) is exempt,
+    and the rest is checked.
     """
     if not sentence.strip():
         return None
@@ -91,4 +103,7 @@ def exemption(sentence: str) -> Exemption | None:
     m = _PREFIX.match(sentence)
     if m and any(c.isalnum() for c in sentence[m.end():]):
         return Exemption(0, m.end(), "lead")
+    m = _SUFFIX.search(sentence)
+    if m and any(c.isalnum() for c in sentence[:m.start()]):
+        return Exemption(m.start(), m.end(), "lead")
     return None

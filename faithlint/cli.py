@@ -21,7 +21,9 @@ from faithlint import __version__, cli_explain, cli_show
 from faithlint.cli_common import (
     _checked,
     _config,
+    _Configs,
     _display,
+    _draft_error,
     _drafts,
     _emit,
     _exit_code,
@@ -227,12 +229,6 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from faithlint import api
-    from faithlint.context import source_texts
-    from faithlint.drafts import prepare_draft
-    from faithlint.formats import render
-    from faithlint.linter import Linter
-
     if args.pairs and args.paths:
         raise FaithlintError("give either draft PATHS or --pairs FILE.jsonl, not both")
     cli_show.check_view(args)
@@ -259,74 +255,122 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         from faithlint.batch_ray import _import_ray
 
-        _import_ray()  # without the extra: how to install it, exit 2, before anything loads
-    start = args.paths[0].parent if args.paths and args.paths[0].is_file() else (args.paths[0] if args.paths
-                                                                                  else Path.cwd())
-    config, config_path = _config(args, start if start.exists() else Path.cwd())
-    if args.pairs and args.format == "jsonl":  # one line per pair as it is checked, here or on a Ray cluster
-        return _check_pairs_jsonl(args, config)
+        _import_ray(local=not args.address)  # without the extra: how to install it, exit 2, before anything loads
+    if args.pairs:
+        config, _path = _config(args, Path.cwd())
+        if args.format == "jsonl":  # one line per pair as it is checked, here or on a Ray cluster
+            return _check_pairs_jsonl(args, config)
+        return _check_pairs_report(args, config)
+    return _check_drafts(args)
+
+
+def _check_pairs_report(args: argparse.Namespace, config: Any) -> int:
+    """``check --pairs`` with a report of the whole batch at the end (text, json, sarif, html...)."""
+    from faithlint import api
+    from faithlint.batch import expand_inputs, read_items
+    from faithlint.context import source_texts
+    from faithlint.formats import render
+    from faithlint.linter import Linter
+
     linter = Linter(config)
     results = []
     contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
-    if args.pairs:  # a report of the whole batch at the end (text, json, sarif, html...)
-        from faithlint.batch import expand_inputs, read_items
-
-        shards = expand_inputs(args.pairs)
-        seen: set[str] = set()
-        items = [it for p in shards for it in read_items(Path(p), config.max_file_size, args.allow_no_context, seen)]
-        if not items:  # an empty batch must not pass CI as "0 findings"
-            raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
-        if args.output:
-            _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
-        cli_show.load_models(linter, args)
-        prog = _progress(len(items), not args.no_progress)
-        try:
-            for item in items:
-                res = _checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
-                               id=item["id"], query=item["query"], markdown=False, linter=linter)
-                if args.format in ("sarif", "html"):
-                    contexts.update(source_texts(item["context"]))
-                results.append(res)
-                if prog:
-                    prog.advance(prog.task)  # type: ignore[attr-defined]
-        finally:
-            if prog:
-                prog.stop()
-        _emit(cli_show.statistics(results, args.format) if args.statistics else
-              render(results, args.format, color=_color(args), contexts=contexts), args.output)
-        return _exit_code(results, config.fail_on)
-
-    drafts = _drafts(args.paths, config)
-    # every draft is read and paired before any is checked, so a bad input fails fast
-    jobs = [prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
-                          allow_no_context=args.allow_no_context) for d in drafts]
+    shards = expand_inputs(args.pairs)
+    seen: set[str] = set()
+    items = [it for p in shards for it in read_items(Path(p), config.max_file_size, args.allow_no_context, seen)]
+    if not items:  # an empty batch must not pass CI as "0 findings"
+        raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
     if args.output:
-        _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
+        _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
     cli_show.load_models(linter, args)
-    prog = _progress(len(jobs), not args.no_progress)
-    fixer = _Fixer(args.fix, args.diff, args.unsafe_fixes)
+    prog = _progress(len(items), not args.no_progress)
     try:
-        for job in jobs:
-            res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
-                           method="check_prepared")
-            if fixer.enabled:
-                res = fixer.fix(linter, job, res)
-            results.append(res)
+        for item in items:
+            res = _checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
+                           id=item["id"], query=item["query"], markdown=False, linter=linter)
             if args.format in ("sarif", "html"):
-                contexts.update(source_texts(job.context))
+                contexts.update(source_texts(item["context"]))
+            results.append(res)
             if prog:
                 prog.advance(prog.task)  # type: ignore[attr-defined]
     finally:
         if prog:
             prog.stop()
+    _emit(cli_show.statistics(results, args.format) if args.statistics else
+          render(results, args.format, color=_color(args), contexts=contexts), args.output)
+    return _exit_code(results, config.fail_on)
+
+
+def _check_drafts(args: argparse.Namespace) -> int:
+    """``check PATH...``: each draft with its own config (:class:`~faithlint.cli_common._Configs`). A draft that
+    cannot be checked (unreadable, no context, a check that fails) is one line on stderr and the others are
+    still checked and reported; the exit code is then 2."""
+    from faithlint import api
+    from faithlint.config import linter_key
+    from faithlint.context import source_texts
+    from faithlint.drafts import prepare_draft
+    from faithlint.errors import ModelError
+    from faithlint.formats import render
+    from faithlint.linter import Linter
+    from faithlint.options import fails
+
+    configs = _Configs.from_args(args)
+    errors = 0
+    jobs = []  # every draft is read and paired before any is checked: its problems come first
+    for d in _drafts(args.paths):
+        config, config_path = configs.of(d)  # a broken config file stops the run, as in ruff
+        try:
+            jobs.append((prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
+                                       allow_no_context=args.allow_no_context), config))
+        except (FaithlintError, OSError) as exc:
+            _draft_error(d, exc)
+            errors += 1
+    if args.output:
+        _refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
+    linters: dict[tuple[Any, ...], Any] = {}  # one per model setting: drafts whose configs differ otherwise share it
+    results, failing = [], False
+    contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
+    prog = _progress(len(jobs), not args.no_progress)
+    from faithlint.cli_fix import CheckFixer
+
+    fixer = CheckFixer(args.fix, args.diff, args.unsafe_fixes)
+    try:
+        for job, config in jobs:
+            key = linter_key(config)
+            if key not in linters:
+                linters[key] = Linter(config)
+                cli_show.load_models(linters[key], args)  # the status line while they load, in a terminal
+            linter = linters[key]
+            linter.config = config
+            try:
+                res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
+                               method="check_prepared")
+                if fixer.enabled:
+                    res = fixer.fix(linter, job, res)
+            except ModelError:  # the models cannot load: no other draft can be checked either
+                raise
+            except FaithlintError as exc:
+                _draft_error(job.path, exc)
+                errors += 1
+                continue
+            finally:
+                if prog:
+                    prog.advance(prog.task)  # type: ignore[attr-defined]
+            results.append(res)
+            failing = failing or fails(res.findings, config.fail_on)
+            if args.format in ("sarif", "html"):
+                contexts.update(source_texts(job.context))
+    finally:
+        if prog:
+            prog.stop()
     if args.diff:
         _emit("".join(fixer.diffs), args.output)
-    else:
+    elif results or not errors or args.format != "text":  # no "all supported" line when nothing was checked
         _emit(cli_show.statistics(results, args.format) if args.statistics else
               render(results, args.format, color=_color(args), contexts=contexts), args.output)
     if fixer.enabled:
         print(f"faithlint: {fixer.summary()}", file=sys.stderr)
-    return _exit_code(results, config.fail_on)
+    return 2 if errors else 1 if failing else 0
 
 
 def _check_pairs_jsonl(args: argparse.Namespace, config: Any) -> int:
@@ -347,62 +391,6 @@ def _check_pairs_jsonl(args: argparse.Namespace, config: Any) -> int:
     if args.output or args.engine != "local":
         print(f"faithlint: {summary.line()}" + (f"; wrote {args.output}" if args.output else ""), file=sys.stderr)
     return 2 if summary.failed else 1 if summary.failing else 0
-
-
-class _Fixer:
-    """``--fix`` (write the safe fixes, re-check what is left) and ``--diff`` (collect them as a diff); with
-    ``--unsafe-fixes`` the unsafe ones too."""
-
-    PASSES = 5  # a fix may make another one possible; stop long before a pathological loop matters
-
-    def __init__(self, write: bool, diff: bool, unsafe: bool = False) -> None:
-        self.write, self.diff, self.unsafe = write, diff, unsafe
-        self.enabled = write or diff
-        self.diffs: list[str] = []
-        self.fixed = 0
-        self.drafts = 0
-        self.held_back = 0  # unsafe fixes left out (the first pass's), for the summary
-
-    def fix(self, linter: Any, job: Any, res: Any) -> Any:
-        from faithlint import api
-        from faithlint.fixes import fix_text, safe_fixes, unified_diff, write_fixed
-
-        name = _display(job.path)
-        text, count = job.text, 0
-        for n in range(self.PASSES if self.write else 1):
-            fixes = safe_fixes(res, unsafe=self.unsafe)
-            if n == 0 and not self.unsafe:
-                self.held_back += len(safe_fixes(res, unsafe=True)) - len(fixes)
-            if not fixes:
-                break
-            new = fix_text(text, fixes)
-            if new == text:
-                break
-            count += len(fixes)
-            text = new
-            if self.write:  # report the draft as it now is: offsets, findings and exit code of the fixed text
-                res = _checked(api, name, text, job.context, path=name, query=job.pairing.query,
-                               markdown=job.markdown, linter=linter)
-        if count:
-            self.fixed += count
-            self.drafts += 1
-            if self.diff:
-                self.diffs.append(unified_diff(job.text, text, name))
-            else:
-                write_fixed(job.path, job.text, text, name)
-        return res
-
-    def summary(self) -> str:
-        held = ""
-        if self.held_back:
-            s = "es" if self.held_back != 1 else ""
-            held = f"; {self.held_back} unsafe fix{s} not {'shown' if self.diff else 'applied'} (--unsafe-fixes)"
-        if not self.fixed:
-            kind = "fixes" if self.unsafe else "safe fixes"
-            return f"no {kind}" + (" to show" if self.diff else " to apply") + held
-        n = f"{self.fixed} fix{'es' if self.fixed != 1 else ''} in {self.drafts} draft{'s' if self.drafts != 1 else ''}"
-        how = "--fix --unsafe-fixes" if self.unsafe else "--fix"
-        return (f"{n} (not applied: {how} applies them)" if self.diff else f"applied {n}") + held
 
 
 def _color(args: argparse.Namespace) -> bool:

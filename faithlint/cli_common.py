@@ -17,8 +17,8 @@ from typing import Any
 from faithlint.errors import FaithlintError, InputError
 from faithlint.options import cli_overrides, fails
 
-__all__ = ["_checked", "_config", "_display", "_drafts", "_emit", "_exit_code", "_one_line", "_read_pairs",
-           "_refuse_input_as_output"]
+__all__ = ["_Configs", "_checked", "_config", "_display", "_draft_error", "_drafts", "_emit", "_exit_code",
+           "_one_line", "_read_pairs", "_refuse_input_as_output"]
 
 
 def _one_line(exc: BaseException) -> str:
@@ -40,36 +40,78 @@ def _checked(checker: Any, where: str, *args: Any, method: str = "check", **kwar
 
 
 def _config(args: argparse.Namespace, start: Path) -> Any:
-    from faithlint.config import load_config, merge_overrides
-    from faithlint.files import require_regular
-
-    if args.config is not None:
-        require_regular(args.config, "config file")
-    config, _path = load_config(args.config, start=start)
-    overrides = cli_overrides(args)
-    if overrides:
-        config = merge_overrides(config, overrides, "command line")
-    return config, _path
+    """(config, its file or None) for the folder ``start``: ``--config`` or the nearest file, flags on top."""
+    return _Configs.from_args(args).of_folder(start)
 
 
-def _drafts(paths: Sequence[Path], config: Any) -> list[Path]:
-    from faithlint.pairing import is_context_file
+class _Configs:
+    """Each draft's settings, found as ruff finds its own: the nearest ``faithlint.toml`` (or ``pyproject.toml``
+    with ``[tool.faithlint]``) in the draft's folder or above it, or ``config_file`` (``--config``) for every
+    draft; ``overrides`` (the command line's flags) on top. Each folder is looked up and each file read once
+    (:meth:`clear` forgets them: ``watch`` after a config file changed)."""
 
-    out: list[Path] = []
-    for p in paths:
-        if not p.exists():
-            raise InputError(f"{p}: no such file or directory")
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in {".md", ".markdown", ".txt",
-                                                                                       ".mdx"}
-                           and not is_context_file(f) and not any(part.startswith(".") for part in f.parts))
-            if not found:
-                raise InputError(f"{p}: no drafts (.md or .txt) found in this folder")
-            out.extend(found)
+    def __init__(self, config_file: Path | None, overrides: dict[str, Any]) -> None:
+        from faithlint.files import require_regular
+
+        self.config_file = config_file
+        self.overrides = overrides
+        self._files: dict[Path | None, tuple[Any, Path | None]] = {}
+        self._folders: dict[Path, Path | None] = {}
+        if config_file is not None:
+            require_regular(config_file, "config file")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> _Configs:
+        return cls(args.config, cli_overrides(args))
+
+    def clear(self) -> None:
+        self._files.clear()
+        self._folders.clear()
+
+    def of(self, draft: Path) -> tuple[Any, Path | None]:
+        """(config, its absolute file or None) for ``draft``; raises :class:`~faithlint.errors.ConfigError` naming
+        the file."""
+        return self.of_folder(Path(os.path.abspath(draft)).parent)
+
+    def of_folder(self, folder: Path) -> tuple[Any, Path | None]:
+        """(config, its absolute file or None) for the drafts in ``folder``."""
+        from faithlint.config import find_config
+
+        folder = Path(os.path.abspath(folder))
+        if self.config_file is not None:
+            found: Path | None = self.config_file
         else:
-            out.append(p)
-    seen: set[Path] = set()
-    return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]
+            if folder not in self._folders:
+                self._folders[folder] = find_config(folder)
+            found = self._folders[folder]
+        if found not in self._files:
+            self._files[found] = self._load(found)
+        return self._files[found]
+
+    def _load(self, path: Path | None) -> tuple[Any, Path | None]:
+        from faithlint.config import Config, load_config, merge_overrides
+
+        config, found = load_config(path) if path is not None else (Config(), None)
+        if self.overrides:
+            config = merge_overrides(config, self.overrides, "command line")
+        return config, found
+
+
+def _drafts(paths: Sequence[Path], config: Any = None) -> list[Path]:
+    """The drafts ``paths`` name (:func:`faithlint.discovery.find_drafts`: hidden names, context files and what
+    ``.gitignore`` ignores skipped below each folder; files named are always checked)."""
+    from faithlint.discovery import find_drafts
+
+    return find_drafts(paths)
+
+
+def _draft_error(draft: Path, exc: BaseException) -> None:
+    """The one line of a draft that could not be checked (the run goes on): ``faithlint: error: DRAFT: why``."""
+    name = _display(draft)
+    message = str(exc) if isinstance(exc, FaithlintError) else _one_line(exc)
+    if not message.startswith((f"{name}: ", f"{draft}: ")):
+        message = f"{name}: {message}"
+    print(f"faithlint: error: {message}", file=sys.stderr)
 
 
 def _refuse_input_as_output(output: Path, inputs: Sequence[Path]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from faithlint.cli_common import (
     _checked,
     _config,
+    _Configs,
     _display,
     _drafts,
     _emit,
@@ -38,18 +39,13 @@ def cmd_fix(args: argparse.Namespace) -> int:
                              "(or stdout) and never changes the pairs file")
     if not args.pairs and not args.paths:
         raise FaithlintError("no drafts given: faithlint fix PATH... (or --pairs FILE.jsonl)")
-    if args.pairs:
-        start = Path.cwd()
-    else:
-        start = args.paths[0].parent if args.paths[0].is_file() else args.paths[0]
-    config, config_path = _config(args, start if start.exists() else Path.cwd())
-    linter = Linter(config)
     status = _Status(not args.no_progress)
     cancel = threading.Event()  # set on Ctrl-C: a corrector working in other threads stops too
     try:
         if args.pairs:
-            return _fix_pairs(args, config, linter, status, cancel)
-        return _fix_drafts(args, config, config_path, linter, status, cancel)
+            config, _path = _config(args, Path.cwd())
+            return _fix_pairs(args, config, Linter(config), status, cancel)
+        return _fix_drafts(args, status, cancel)
     except KeyboardInterrupt:
         cancel.set()
         raise  # main: "faithlint: interrupted", exit 130; no draft was written (writes come after every correction)
@@ -82,22 +78,36 @@ def _corrected(where: str, *args: Any, **kwargs: Any) -> Any:
         raise FaithlintError(f"{where}: the correction failed: {_one_line(exc)}") from exc
 
 
-def _fix_drafts(args: argparse.Namespace, config: Any, config_path: Any, linter: Any, status: _Status,
-                cancel: threading.Event) -> int:
+def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Event) -> int:
+    """Each draft with its own config, as ``check`` (:class:`~faithlint.cli_common._Configs`); unlike ``check``, the
+    first draft that cannot be corrected stops the run, so that no draft is written."""
     import faithlint.correctors.run as run
     from faithlint import api
+    from faithlint.config import linter_key
     from faithlint.drafts import prepare_draft
     from faithlint.fixes import unified_diff
+    from faithlint.linter import Linter
+    from faithlint.options import fails
 
-    jobs = [prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
-                          allow_no_context=args.allow_no_context) for d in _drafts(args.paths, config)]
+    configs = _Configs.from_args(args)
+    jobs = []
+    for d in _drafts(args.paths):
+        config, config_path = configs.of(d)
+        jobs.append((prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
+                                   allow_no_context=args.allow_no_context), config))
     if args.output:
-        _refuse_input_as_output(args.output, [p for job in jobs for p in (job.path, *job.pairing.context)])
-    corrector = _corrector(args.method, linter)
-    diffs, results, pending, proposed = [], [], [], 0
+        _refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
+    linters: dict[tuple[Any, ...], tuple[Any, Any]] = {}  # one linter and corrector per model setting
+    diffs, results, pending, proposed, failing = [], [], [], 0, False
     # every draft is corrected (and, with --write, re-checked) before any is written: an error or Ctrl-C on the
     # way leaves them all untouched
-    for n, job in enumerate(jobs, 1):
+    for n, (job, config) in enumerate(jobs, 1):
+        key = linter_key(config)
+        if key not in linters:
+            linter = Linter(config)
+            linters[key] = (linter, _corrector(args.method, linter))
+        linter, corrector = linters[key]
+        linter.config = config
         name = _display(job.path)
         status.draft(name, n, len(jobs))
         res = _checked(api, name, job, linter=linter, path=name, method="check_prepared")
@@ -113,6 +123,7 @@ def _fix_drafts(args: argparse.Namespace, config: Any, config_path: Any, linter:
                 res = _checked(api, name, got.text, job.context, path=name, query=job.pairing.query,
                                markdown=job.markdown, linter=linter)
         results.append(res)
+        failing = failing or fails(res.findings, config.fail_on)
     status.clear()
     _emit("".join(diffs), args.output)
     written = refused = 0
@@ -131,7 +142,7 @@ def _fix_drafts(args: argparse.Namespace, config: Any, config_path: Any, linter:
     n = f"{proposed} fix{'es' if proposed != 1 else ''}"
     print("faithlint: " + ("nothing to fix" if not proposed else f"wrote {n} to {written} draft(s)" if args.write
                            else f"{n} proposed (not written: --write writes them)"), file=sys.stderr)
-    return 1 if proposed and not args.write else _exit_code(results, config.fail_on)
+    return 1 if proposed and not args.write or failing else 0
 
 
 def _fix_pairs(args: argparse.Namespace, config: Any, linter: Any, status: _Status, cancel: threading.Event) -> int:
@@ -249,3 +260,59 @@ class _Status:
     def say(self, line: str) -> None:
         self.clear()
         print(line, file=sys.stderr)
+
+
+class CheckFixer:
+    """``--fix`` (write the safe fixes, re-check what is left) and ``--diff`` (collect them as a diff); with
+    ``--unsafe-fixes`` the unsafe ones too."""
+
+    PASSES = 5  # a fix may make another one possible; stop long before a pathological loop matters
+
+    def __init__(self, write: bool, diff: bool, unsafe: bool = False) -> None:
+        self.write, self.diff, self.unsafe = write, diff, unsafe
+        self.enabled = write or diff
+        self.diffs: list[str] = []
+        self.fixed = 0
+        self.drafts = 0
+        self.held_back = 0  # unsafe fixes left out (the first pass's), for the summary
+
+    def fix(self, linter: Any, job: Any, res: Any) -> Any:
+        from faithlint import api
+        from faithlint.fixes import fix_text, safe_fixes, unified_diff, write_fixed
+
+        name = _display(job.path)
+        text, count = job.text, 0
+        for n in range(self.PASSES if self.write else 1):
+            fixes = safe_fixes(res, unsafe=self.unsafe)
+            if n == 0 and not self.unsafe:
+                self.held_back += len(safe_fixes(res, unsafe=True)) - len(fixes)
+            if not fixes:
+                break
+            new = fix_text(text, fixes)
+            if new == text:
+                break
+            count += len(fixes)
+            text = new
+            if self.write:  # report the draft as it now is: offsets, findings and exit code of the fixed text
+                res = _checked(api, name, text, job.context, path=name, query=job.pairing.query,
+                               markdown=job.markdown, linter=linter)
+        if count:
+            self.fixed += count
+            self.drafts += 1
+            if self.diff:
+                self.diffs.append(unified_diff(job.text, text, name))
+            else:
+                write_fixed(job.path, job.text, text, name)
+        return res
+
+    def summary(self) -> str:
+        held = ""
+        if self.held_back:
+            s = "es" if self.held_back != 1 else ""
+            held = f"; {self.held_back} unsafe fix{s} not {'shown' if self.diff else 'applied'} (--unsafe-fixes)"
+        if not self.fixed:
+            kind = "fixes" if self.unsafe else "safe fixes"
+            return f"no {kind}" + (" to show" if self.diff else " to apply") + held
+        n = f"{self.fixed} fix{'es' if self.fixed != 1 else ''} in {self.drafts} draft{'s' if self.drafts != 1 else ''}"
+        how = "--fix --unsafe-fixes" if self.unsafe else "--fix"
+        return (f"{n} (not applied: {how} applies them)" if self.diff else f"applied {n}") + held

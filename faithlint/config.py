@@ -105,7 +105,7 @@ class PairRule(BaseModel):
 
 
 class Config(BaseModel):
-    """All faithlint settings with their defaults (see the README for what each one does)."""
+    """All faithlint settings with their defaults (docs/configuration.md says what each one does)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -421,6 +421,20 @@ def load_config(path: Path | None = None, start: Path | None = None) -> tuple[Co
     config = _config_from_file(found, explicit=False)
     assert config is not None
     return config, found
+
+
+def models_key(config: Config) -> tuple[Any, ...]:
+    """The settings that choose which models a :class:`~faithlint.linter.Linter` loads."""
+    monitor = (config.surrogate or "default", config.monitor_model) if config.monitor == "on" else None
+    return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
+            config.runtime, config.threads, monitor)
+
+
+def linter_key(config: Config) -> tuple[Any, ...]:
+    """:func:`models_key` and the settings a loaded checker was built with. Configs with the same key can share
+    one Linter by setting ``linter.config`` before each check (its caches are keyed by every other setting):
+    ``check`` does so for drafts under different config files, and the server for its preloaded models."""
+    return (*models_key(config), config.max_length, config.checker)
 
 
 # --- overrides (CLI flags, LSP settings) ------------------------------------------------------------

@@ -37,9 +37,10 @@ from faithlint.evidence import evidence_quote
 from faithlint.figures import hypothesis_edits, marks_before_edits, rewritten
 from faithlint.grounding import GroundingModel, context_terms_of, ground
 from faithlint.lazy_imports import import_torch
-from faithlint.markdown import Extracted, extract, line_of
+from faithlint.markdown import Extracted, extract
 from faithlint.relevance import load_relevance
 from faithlint.rules.base import Judged, RuleContext, flat
+from faithlint.rules.finish import finish
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
 from faithlint.selection import claim, selector_for, verbatim_evidence
@@ -522,9 +523,7 @@ class Linter:
                     found.extend(f for rule in claim_rules for f in rule.check(judged_claim, ctx))
             findings.extend(deduplicated(own, found))
             findings.extend(found)
-        kept = [f for f in findings if not ex.suppressions.is_suppressed(f.code, line_of(ex.source, f.start))]
-        kept.sort(key=lambda f: (f.start, f.code))
-        return kept
+        return finish(findings, ex, cfg)
 
     @cachedmethod(attrgetter("_verbatim_cache"), key=lambda self, sentence, context, keys: (sentence, *keys),
                   lock=attrgetter("_cache_lock"))

@@ -14,7 +14,8 @@ Syntax (Markdown and plain text alike)
     those ranges as ``excluded``).
 
 :func:`faithlint.markdown.extract` calls :func:`scan_directives` and puts the result on
-``Extracted.suppressions``.
+``Extracted.suppressions``. :meth:`Suppressions.suppressing` says which directive and code silenced a finding,
+so the linter can report the codes that silenced nothing (FL001) and those no rule has (FL002), as ruff's RUF100.
 """
 
 from __future__ import annotations
@@ -36,13 +37,19 @@ class Directive:
     line: int  # 0-based source line of the comment's start
     offset: int  # source code-point offset of "<!--"
     target: int | None = None  # the line a next-line/line directive applies to (None: no such line)
+    end: int = 0  # source code-point offset just after "-->"
+    spans: tuple[tuple[int, int], ...] = ()  # source offsets of each of ``codes`` in the comment
 
     def matches(self, code: str) -> bool:
         """Ruff-style prefix match: ``FL2`` covers FL200..FL299."""
+        return self.matching(code) is not None
+
+    def matching(self, code: str) -> str | None:
+        """The first of :attr:`codes` that covers ``code`` ("" when the directive names none), else None."""
         if not self.codes:
-            return True
+            return ""
         code = code.upper()
-        return any(code.startswith(c) for c in self.codes)
+        return next((c for c in self.codes if code.startswith(c)), None)
 
 
 @dataclass
@@ -53,13 +60,21 @@ class Suppressions:
 
     def is_suppressed(self, code: str, source_line: int) -> bool:
         """``source_line`` is the 0-based line of the finding's start in the source."""
-        state = False
+        return self.suppressing(code, source_line) is not None
+
+    def suppressing(self, code: str, source_line: int) -> tuple[Directive, str] | None:
+        """The directive that silences ``code`` on ``source_line`` and its code that matched ("" for a directive
+        without codes), or None. A line directive wins; else the last matching range directive decides."""
+        state: tuple[Directive, str] | None = None
         for d in self.directives:  # kept in source order, so the last matching range directive wins
+            hit = d.matching(code)
+            if hit is None:
+                continue
             if d.kind in ("disable-next-line", "disable-line"):
-                if d.target == source_line and d.matches(code):
-                    return True
-            elif d.line <= source_line and d.matches(code):
-                state = d.kind == "disable"
+                if d.target == source_line:
+                    return d, hit
+            elif d.line <= source_line:
+                state = (d, hit) if d.kind == "disable" else None
         return state
 
 
@@ -67,9 +82,10 @@ _DIRECTIVE = re.compile(r"<!--\s*faithlint-(disable-next-line|disable-line|disab
 _CODE = re.compile(r"[A-Za-z]+\d*")
 
 
-def _parse_codes(args: str) -> tuple[str, ...]:
-    args = args.split("--", 1)[0]  # "-- reason" is free text
-    return tuple(t.upper() for t in re.split(r"[\s,]+", args) if t and _CODE.fullmatch(t))
+def _parse_codes(args: str) -> list[tuple[str, int, int]]:
+    """The codes of a comment's arguments with their offsets in ``args``; "-- reason" is free text."""
+    args = args.split("--", 1)[0]
+    return [(m[0].upper(), m.start(), m.end()) for m in re.finditer(r"[^\s,]+", args) if _CODE.fullmatch(m[0])]
 
 
 def scan_directives(norm: str, n2o: Sequence[int], excluded: list[tuple[int, int]]
@@ -79,7 +95,7 @@ def scan_directives(norm: str, n2o: Sequence[int], excluded: list[tuple[int, int
     ``norm`` is the normalised source (see ``faithlint.markdown``), ``n2o`` maps its offsets back to the
     source, and comments starting inside an ``excluded`` norm range are not directives.
     """
-    found: list[tuple[re.Match[str], str, tuple[str, ...]]] = []
+    found: list[tuple[re.Match[str], str, list[tuple[str, int, int]]]] = []
     for m in _DIRECTIVE.finditer(norm):
         if any(a <= m.start() < b for a, b in excluded):
             continue
@@ -108,5 +124,8 @@ def scan_directives(norm: str, n2o: Sequence[int], excluded: list[tuple[int, int
             while j < len(lines) and not lines[j].strip():
                 j += 1
             target = j if j < len(lines) else None
-        directives.append(Directive(kind, codes, line, n2o[m.start()], target))
+        base = m.start(2)
+        directives.append(Directive(kind, tuple(c for c, _, _ in codes), line, n2o[m.start()], target,
+                                    n2o[m.end() - 1] + 1,
+                                    tuple((n2o[base + a], n2o[base + b - 1] + 1) for _, a, b in codes)))
     return Suppressions(directives), spans

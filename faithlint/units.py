@@ -47,26 +47,32 @@ class SentenceExtractor:
             before_list = {id(b) for b, nxt in zip(extracted.blocks, extracted.blocks[1:]) if nxt.kind == "list_item"}
             found = [(b, s) for b, s in found if not (id(b) in before_list and _lead_in(b, s))]
         unchecked: list[Unchecked] = []
-        kept: list[tuple[Block, Span, int]] = []  # block, sentence, where its checked part starts in block.text
+        kept: list[tuple[Block, int, int]] = []  # block, the checked part of a sentence (offsets in block.text)
         for block, s in found:
             ex = None if config.check_boilerplate else exemption(block.text[s.start:s.end])
             if ex is not None and ex.reason == "announcement" and config.check_lead_ins:
                 ex = None  # a sentence announcing a list is a lead-in, which the user asked to check
             if ex is not None:
-                said = block.text[s.start + ex.start:s.start + ex.end].rstrip()
-                a, b = block.to_source(s.start + ex.start, s.start + ex.start + len(said))
+                part = block.text[s.start + ex.start:s.start + ex.end]
+                lead = len(part) - len(part.lstrip(" ,;"))  # the words themselves, not the comma before them
+                a, b = block.to_source(s.start + ex.start + lead, s.start + ex.start + len(part.rstrip()))
                 unchecked.append(Unchecked(a, b, extracted.source[a:b], ex.reason))
                 if ex.whole(s.end - s.start):
                     continue
-            kept.append((block, s, s.start + ex.end if ex is not None else s.start))
+            if ex is None:
+                kept.append((block, s.start, s.end))
+            elif ex.start == 0:  # a lead before the claim
+                kept.append((block, s.start + ex.end, s.end))
+            else:  # ", according to the article." after it
+                kept.append((block, s.start, s.start + ex.start))
         answer = (bool(query and query.strip()) and config.query_claim != "never" and len(kept) == 1
-                  and any(c.isalnum() for c in kept[0][0].text[kept[0][2]:kept[0][1].end]))
+                  and any(c.isalnum() for c in kept[0][0].text[kept[0][1]:kept[0][2]]))
         out: list[Unit] = []
-        for block, s, start in kept:
-            if not answer and len(block.text[start:s.end].split()) < config.min_words:
+        for block, start, end in kept:
+            if not answer and len(block.text[start:end].split()) < config.min_words:
                 continue
-            a, b = block.to_source(start, s.end)
-            out.append(Unit(block, start, s.end, a, b))
+            a, b = block.to_source(start, end)
+            out.append(Unit(block, start, end, a, b))
         return out, unchecked
 
 

@@ -32,6 +32,14 @@ WHOLE = [
     ("Let me know if you have any further questions.", "closing"),
     ("Unable to answer based on given passages.", "refusal"),
     ("Therefore, I am unable to answer the question based on this passage alone.", "refusal"),
+    ("If you have any specific questions or need further guidance, feel free to ask.", "closing"),
+    ("The passages do not provide information on other potential benefits of using a water pick.",
+     "about the sources"),
+    ("Additionally, the passages do not provide clear information on the specific causes.", "about the sources"),
+    ("The provided structured data does not include information about restaurant reservations.",
+     "about the sources"),
+    ("Based on the provided structured data in JSON format, here is an objective overview of the local business "
+     "Verd\u00e9:", "announcement"),
 ]
 
 CLAIMS = [
@@ -42,6 +50,8 @@ CLAIMS = [
     "It is open from 9 to 5 on weekdays.",
     "The restaurant is known for its seafood.",
     "Customers praised the service.",
+    "Police did not provide details about the suspect.",
+    "The museum is closed, according to data from 2020.",
 ]
 
 
@@ -66,6 +76,15 @@ def test_only_the_lead_of_a_claim_is_exempt(sentence, rest):
     ex = exemption(sentence)
     assert ex is not None and ex.reason == "lead" and not ex.whole(len(sentence))
     assert sentence[ex.end:] == rest
+
+
+def test_a_source_lead_at_the_end_is_cut_off_too():
+    sentence = "A water pick has several benefits, according to the given passages."
+    ex = exemption(sentence)
+    assert ex is not None and ex.reason == "lead" and sentence[:ex.start] == "A water pick has several benefits"
+    res = _linter(ignore=["FL400"]).check("The library UNSUP reopened in 1931, according to the article.\n", CTX)
+    assert [s.text for s in res.sentences] == ["The library UNSUP reopened in 1931"]
+    assert [(u.reason, u.text) for u in res.unchecked] == [("lead", "according to the article")]
 
 
 CTX = [ContextDoc("ctx.md", "The library reopened on March 4, 2024. The project cost $12.5 million.")]

@@ -99,6 +99,13 @@ def test_cli_text_and_exit_codes():
     assert run_cli("check", "examples/rag-answer/answer.md", "--fail-on", "never").returncode == 0
 
 
+def test_the_readme_shows_the_examples_output_as_it_is_printed():
+    proc = run_cli("check", "examples/rag-answer/answer.md")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"$ faithlint check examples/rag-answer/answer.md\n{proc.stdout}```" in readme, \
+        "README.md's first example is out of date; paste this output:\n" + proc.stdout
+
+
 def test_cli_formats_in_process(tmp_path, capsys):
     draft = str(EXAMPLE / "answer.md")
     for fmt in ("json", "jsonl", "sarif", "github", "text"):

@@ -112,6 +112,42 @@ def test_suppression_comments():
     assert not any("A UNSUP" in c[1] or "C CONTRA" in c[1] for c in got)
 
 
+def test_unknown_and_unused_suppression_codes_warn_at_the_code():
+    """ruff's RUF100: FL002 on a code no rule has, FL001 on a code (or a comment without codes) that silenced
+    nothing; the used code and the enable comment are not reported; both are ignorable and suppressible."""
+    text = ("<!-- faithlint-disable-next-line FL201 -->\nA UNSUP one.\n\n"
+            "<!-- faithlint-disable-next-line FL200, FL100 -->\nB UNSUP two.\n\n"
+            "The library reopened. <!-- faithlint-disable-line -->\n\n"
+            "<!-- faithlint-disable FL4 -->\nC UNSUP three.\n<!-- faithlint-enable FL4 -->\n")
+    lt, _ = linter(ignore=["FL3", "FL4"])
+    res = lt.check(text, CTX)
+    got = codes(res)
+    at = text.index("FL201")
+    assert ("FL002", "FL201") in got and [f for f in res.findings if f.code == "FL002"][0].start == at
+    assert ("FL200", "A UNSUP one.") in got and ("FL200", "C UNSUP three.") in got
+    assert not any("B UNSUP" in c[1] for c in got)  # FL200 of that comment was used
+    assert ("FL001", "FL100") in got and ("FL001", "<!-- faithlint-disable-line -->") in got
+    assert not any(c == ("FL001", "FL4") for c in got)  # FL4's rules are ignored in this run: not "unused"
+    assert all(f.severity == "warning" for f in res.findings if f.code in ("FL001", "FL002"))
+    lt, _ = linter(ignore=["FL3", "FL4", "FL0"])
+    assert not [f for f in lt.check(text, CTX).findings if f.code.startswith("FL0")]
+    lt, _ = linter(ignore=["FL3", "FL4"])
+    quiet = "<!-- faithlint-disable-next-line FL001 -->\nThe library reopened. <!-- faithlint-disable-line FL200 -->\n"
+    assert codes(lt.check(quiet, CTX)) == []
+
+
+def test_messages_start_with_the_flagged_words():
+    lt, _ = linter()
+    res = lt.check("The project cost $15 million.\n\nA café UNSUP opened on the top floor of the renovated "
+                   "building next to the new children's wing.", CTX)
+    fl400 = next(f for f in res.findings if f.code == "FL400")
+    assert fl400.message.startswith("\u201c$15 million\u201d: does not appear in the evidence (money)")
+    fl200 = next(f for f in res.findings if f.code == "FL200")
+    assert fl200.message.startswith("\u201cA café UNSUP opened on the top floor of the renovated building next to "
+                                    "the new\u2026\u201d: not supported by the context"), fl200.message
+    assert "\n" not in fl200.message
+
+
 def test_select_ignore_and_severity_overrides():
     text = "A UNSUP one. It cost WEAK a lot. B CONTRA library two."
     lt, _ = linter(ignore=["FL3", "FL4"], rules={"FL200": {"severity": "error"}})

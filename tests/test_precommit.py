@@ -160,3 +160,21 @@ def test_commit_blocked_by_the_example_contradiction(tmp_path: Path) -> None:
     (repo / "answers" / "answer.md").write_text(fixed)
     ok = commit(repo, env, "fixed")
     assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+@pytest.mark.slow
+def test_a_file_without_context_does_not_hide_the_findings_of_the_others(tmp_path: Path) -> None:
+    """The hook on a docs tree without `files:` scoping (issue 39): the README without context is one line of its
+    own, the draft's planted wrong year is still reported, and the commit is refused (exit 2)."""
+    entry = f"{shlex.quote(sys.executable)} -m faithlint check"
+    repo, env = make_repo(tmp_path, entry, {
+        "faithlint.toml": 'select = ["FL400"]\n' + _model_config() + "[rules.FL400]\nthreshold = 1.0\n",
+        "docs/q.context.md": "The Riverside library reopened in 2024 after an 18-month renovation.\n",
+        "docs/q.md": "The Riverside library reopened in 2019 after a renovation.\n",
+        "README.md": "# A repository of answers\n",
+    })
+    blocked = commit(repo, env, "docs")
+    out = blocked.stdout + blocked.stderr
+    assert "faithlint: error: README.md: no context found" in out, out
+    assert "docs/q.md:1:" in out and "FL400" in out and "\u201c2019\u201d" in out, out
+    assert "exit code: 2" in out and head(repo, env) is None

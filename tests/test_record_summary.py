@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 from faithlint.structured import structured_doc
 from faithlint.types import ContextDoc
@@ -178,3 +181,14 @@ def test_every_piece_of_a_table_maps_to_a_cell_a_header_or_the_whole_table() -> 
     assert doc.offsets is not None
     for start, end, lo, hi in doc.offsets.segments:
         assert (lo, hi) in cells or (lo, hi) == table, (doc.text[start:end], HOTELS[lo:hi])
+
+
+def test_the_readme_and_docs_show_the_csv_example_as_it_is_printed() -> None:
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "faithlint", "check", "examples/hotels/overview.md"], cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1 and "FL400" in proc.stdout, proc.stderr  # the wrong count is caught
+    for doc in ("README.md", "docs/context.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        assert f"$ faithlint check examples/hotels/overview.md\n{proc.stdout}```" in text, \
+            f"{doc}'s CSV example is out of date; paste this output:\n" + proc.stdout

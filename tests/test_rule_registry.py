@@ -60,7 +60,7 @@ def test_the_documented_example_rule_is_one_file_registered_and_used(example_rul
 
 def test_config_knows_only_registered_codes():
     with pytest.raises(ConfigError, match=r"rules\.QT100: unknown rule code 'QT100' \(known: FL100, FL110, "
-                                          r"FL200, FL210, FL300, FL400\)"):
+                                          r"FL200, FL210, FL300, FL400, FL001, FL002\)"):
         merge_overrides(Config(), {"rules": {"QT100": {}}}, "faithlint.toml")
     with pytest.raises(ConfigError, match="'QT' is not a rule code or prefix"):
         merge_overrides(Config(), {"select": ["QT"]}, "faithlint.toml")

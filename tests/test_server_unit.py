@@ -434,6 +434,22 @@ def test_suppression_edits_really_suppress(tmp_path: Path) -> None:
             assert code not in {f.code for f in out2.result.findings}, (code, provider_id)
 
 
+def test_suppression_warnings_and_quoted_words_reach_the_editor(tmp_path: Path) -> None:
+    """FL002 on a mistyped code, FL001 on a code that silenced nothing, as diagnostics on the code's own UTF-16
+    range; every message starts with the flagged words."""
+    text = DRAFT.replace("- It is xcontra", "<!-- faithlint-disable-next-line FL201 FL400 -->\n- It is 😀 xcontra")
+    state, out = _outcome(tmp_path, text)
+    diags = {str(d.code): d for d in build_diagnostics(state, PositionCodec())}
+    assert {"FL001", "FL002", "FL100"} <= set(diags)
+    line = text[:text.index("FL201")].count("\n")
+    col = text.index("FL201") - text.rindex("\n", 0, text.index("FL201")) - 1
+    fl002 = diags["FL002"]
+    assert (fl002.range.start.line, fl002.range.start.character, fl002.range.end.character) == (line, col, col + 5)
+    assert fl002.message.startswith("\u201cFL201\u201d: unknown rule code")
+    assert diags["FL001"].message.startswith("\u201cFL400\u201d: unused suppression")
+    assert diags["FL100"].message.startswith("\u201c") and "xcontra" in diags["FL100"].message.split(":")[0]
+
+
 def test_edits_keep_crlf_and_front_matter_detection() -> None:
     text = "---\r\na: 1\r\n---\r\nBody.\r\n"
     assert front_matter_end(text) == len("---\r\na: 1\r\n---\r\n")

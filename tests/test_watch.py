@@ -231,6 +231,45 @@ def test_once_checks_everything_and_sets_exit_code(ws: Path, tmp_path: Path) -> 
     assert "no context found" in report(reports, "c.md")["error"]
 
 
+def test_each_draft_gets_its_nearest_config(ws: Path, tmp_path: Path) -> None:
+    """As `check`: a folder's faithlint.toml applies to the drafts below it only (here fail_on decides the exit
+    code); one linter per model setting, its config set to the draft's before each check."""
+    sub = ws / "sub"
+    sub.mkdir()
+    (sub / "b.md").write_text("Beta CONTRA.\n")
+    (sub / "b.context.md").write_text("Beta context.\n")
+    (sub / "faithlint.toml").write_text('fail_on = "never"\nignore = ["FL3"]\n')
+    linter = FakeLinter()
+    seen: dict[str, list[str]] = {}
+    check = linter.check
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen[str(kwargs.get("path"))] = list(linter.config.ignore)
+        return check(*args, **kwargs)
+
+    linter.check = recording  # type: ignore[method-assign]
+    made: list[object] = []
+    w = Watcher(WatchOptions(dirs=[ws], once=True, live=False), linter_factory=lambda c: made.append(c) or linter)
+    assert w.run() == 0  # b.md's FL100 does not fail under its own fail_on = "never"
+    assert len(made) == 1 and {Path(k).name: v for k, v in seen.items()} == {"a.md": [], "b.md": ["FL3"]}
+    assert w.drafts[sub / "b.md"].config_path == sub / "faithlint.toml"
+    (sub / "faithlint.toml").write_text('fail_on = "error"\n')
+    w2 = Watcher(WatchOptions(dirs=[ws], once=True, live=False), linter_factory=lambda c: linter)
+    assert w2.run() == 1
+
+
+def test_a_nested_config_change_rechecks_only_its_drafts(running: Running) -> None:
+    sub = running.root / "sub"
+    sub.mkdir()
+    (sub / "b.md").write_text("Beta.\n")
+    (sub / "b.context.md").write_text("Beta context.\n")
+    wait_for(lambda: running.linter.count("b.md") == 1, what="the new draft checked")
+    (sub / "faithlint.toml").write_text('fail_on = "error"\n')
+    wait_for(lambda: running.linter.count("b.md") == 2, what="re-check after its config appeared")
+    settle()
+    assert running.linter.count("a.md") == 1  # a.md's settings did not change
+
+
 # ------------------------------------------------------------------------------------------ live watcher
 
 

@@ -22,10 +22,10 @@ import numpy as np
 
 from faithlint.errors import ModelError, first_line
 from faithlint.lazy_imports import import_torch
+from faithlint.offline import ALLOW_DOWNLOADS, downloads_allowed
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "default"
 WEIGHTS = "model.safetensors"
-ALLOW_DOWNLOADS = "FAITHLINT_ALLOW_DOWNLOADS"  # =1: a --model hub id that is not cached may be downloaded
 MIN_PREMISE = 32  # tokens a premise keeps next to the longest hypothesis scored whole
 
 
@@ -66,11 +66,6 @@ def file_sha256(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def downloads_allowed() -> bool:
-    """Whether a hub model that is not cached may be downloaded (off unless the user says so)."""
-    return os.environ.get(ALLOW_DOWNLOADS, "").strip().lower() in ("1", "true", "yes")
 
 
 def hub_cached(model_id: str) -> bool:

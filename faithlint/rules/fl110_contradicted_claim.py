@@ -44,7 +44,7 @@ short sentence ("The project cost $25 million."); it replaces its sentence's FL1
                    else f"\u2018{m.value.text}\u2019 is not in its evidence")
         else:
             why = f"contradiction {r.probs['contradiction']:.2f}"
-        message = (f"Claim contradicted by the context: \u201c{r.text}\u201d ({why}); "
+        message = (f"the claim \u201c{r.text}\u201d is contradicted by the context ({why}); "
                    f"evidence: \u201c{judged.quote}\u201d")
         return [claim_finding(self, ctx, judged, message)]
 

@@ -29,7 +29,7 @@ context you gave. The message quotes the closest evidence found.
         if ctx.verdict_code(judged) != self.code:
             return []
         r = judged.result
-        message = (f"Not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
+        message = (f"not supported by the context (score {r.score:.2f}, {r.scale_1_5}/5); "
                    f"closest evidence: \u201c{judged.quote}\u201d")
         return self.sentence_finding(ctx, judged, message)
 

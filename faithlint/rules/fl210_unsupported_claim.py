@@ -35,7 +35,7 @@ aggregate is flagged too ([claims.md](claims.md#aggregation-claims--sentence--dr
         if ctx.claim_code(judged) != self.code:
             return []
         r = judged.result
-        message = (f"Claim not supported by the context: \u201c{r.text}\u201d (score {r.score:.2f}); "
+        message = (f"the claim \u201c{r.text}\u201d is not supported by the context (score {r.score:.2f}); "
                    f"closest evidence: \u201c{judged.quote}\u201d")
         return [claim_finding(self, ctx, judged, message)]
 

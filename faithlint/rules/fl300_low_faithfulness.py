@@ -42,7 +42,7 @@ severity = "warning"
         if code is None or (code != self.code and ctx.enabled(code)):
             return []
         r = judged.result
-        message = (f"Low faithfulness {r.score:.2f} (below {ctx.point.low:.2f}, {r.scale_1_5}/5); "
+        message = (f"low faithfulness {r.score:.2f} (below {ctx.point.low:.2f}, {r.scale_1_5}/5); "
                    f"evidence: \u201c{judged.quote}\u201d")
         return self.sentence_finding(ctx, judged, message, head_marks=False)  # unsure: no words to blame
 

@@ -36,8 +36,10 @@ year, month, weekday or day ("the 4th") of a date in the context, and a record's
 stars", `price: 25` = "$25", `rank: 3` = "third"). A small spelled-out count ("one VM") is flagged only against a
 count of the same thing in the evidence, never against an unrelated number. Names match in part and across spelling
 (`Smith` in `John Smith`, `Peyton Manning` in `Peyton Williams Manning`, `the U.S.` = `United States`, possessives,
-case, hyphens, `West African` for `West Africa`). When the evidence has a value of the same kind, the message names
-it and the language server offers to replace the draft's value with it.
+case, hyphens, `West African` for `West Africa`). A value the whole context states word for word (case and spacing
+aside) is not reported even where the sentence's evidence lacks it: the evidence missed it, the context did not.
+When the evidence has a value of the same kind, the message names it and the language server offers to replace the
+draft's value with it.
 """
     example = RuleExample(context="The renovation cost $12.5 million and was funded by a city bond.",
                           draft="The renovation cost $25 million.")
@@ -53,7 +55,7 @@ it and the language server offers to replace the draft's value with it.
             a, b = judged.unit.to_source(m.value.start, m.value.end)
             # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
             ctx_value = m.context_value if m.aligned else None
-            msg = f"\u2018{m.value.text}\u2019 ({m.value.kind}) does not appear in the evidence"
+            msg = f"does not appear in the evidence ({m.value.kind})"
             if ctx_value:
                 msg += f"; the context has \u2018{ctx_value.text}\u2019"
             elif m.context_value is None:

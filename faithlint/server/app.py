@@ -29,7 +29,7 @@ from pygls.uris import to_fs_path
 
 from faithlint import __version__, preloading
 from faithlint.claims.extractors import extractor_settings, warm_up
-from faithlint.config import Config
+from faithlint.config import Config, linter_key, models_key
 from faithlint.context_index import doc_key
 from faithlint.errors import FaithlintError
 from faithlint.server import rpc
@@ -92,17 +92,8 @@ class Models:
         self.load_seconds: float | None = None
         self.preloaded = False  # the first load took the models `faithlint serve` preloaded
 
-    @staticmethod
-    def key(config: Config) -> tuple[Any, ...]:
-        monitor = (config.surrogate or "default", config.monitor_model) if config.monitor == "on" else None
-        return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
-                config.runtime, config.threads, monitor)
-
-    @classmethod
-    def preload_key(cls, config: Config) -> tuple[Any, ...]:
-        """What a preloaded linter must share with ``config`` to be taken: its models, and the settings its
-        checker was built with (a linter keeps its checker when only those change)."""
-        return (*cls.key(config), config.max_length, config.checker)
+    key = staticmethod(models_key)
+    preload_key = staticmethod(linter_key)  # what a preloaded linter must share with the config to be taken
 
     def linter_for(self, config: Config) -> Any:
         """The linter for ``config``'s models, loading them first if needed (worker thread only)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from faithlint.discovery import DRAFT_SUFFIXES
 from faithlint.pairing import is_context_file
 from faithlint.server.app import DocState
 from faithlint.server.checking import SHUTDOWN_WAIT_S
@@ -21,7 +22,6 @@ from faithlint.server.settings import SECTION
 log = logging.getLogger(__name__)
 
 DRAFT_LANGUAGES = ("markdown", "plaintext", "mdx", "text")
-DRAFT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
 CONFIG_TIMEOUT_S = 5.0
 
 

@@ -24,16 +24,16 @@ run the real watcher with a cheap fake linter.
 
 Modules
 -------
-``paths`` (path tests and names), ``ignore`` (``.gitignore`` via ``pathspec``), ``discovery`` (which files are
-drafts), ``state`` (:class:`WatchOptions`, :class:`DraftState`), ``dependencies`` (what a check reads, which
-drafts a change affects), ``reports`` (``--report-dir``), ``display`` (live table and log lines), ``observer``
+``paths`` (path tests and names), ``discovery`` (which files are drafts: :mod:`faithlint.discovery`'s, narrowed),
+``state`` (:class:`WatchOptions`, :class:`DraftState`), ``dependencies`` (what a check reads, which drafts a
+change affects), ``reports`` (``--report-dir``), ``display`` (live table and log lines), ``observer``
 (watchdog and debouncing), ``watcher`` (:class:`Watcher`, the main loop), ``command`` (options and entry point).
 """
 
 from faithlint.context import display_path
+from faithlint.discovery import IgnoreRules
 from faithlint.watch.command import add_arguments, run_from_args
 from faithlint.watch.display import Display
-from faithlint.watch.ignore import IgnoreRules
 from faithlint.watch.paths import CONFIG_NAMES, DRAFT_SUFFIXES
 from faithlint.watch.reports import atomic_write
 from faithlint.watch.state import DraftState, WatchOptions

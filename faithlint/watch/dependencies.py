@@ -75,13 +75,14 @@ def affected(drafts: Mapping[Path, DraftState], touched: set[Path], structural: 
     return out
 
 
-def config_touched(paths: Iterable[Path], config_path: Path | None, explicit: bool, roots: Sequence[Path]) -> bool:
-    """Did ``paths`` touch the config in use or (without ``--config``) put one nearer to a watched folder?"""
+def config_touched(paths: Iterable[Path], in_use: set[Path], explicit: bool, roots: Sequence[Path]) -> bool:
+    """Did ``paths`` touch a config in use or (without ``--config``) add or remove one that a watched draft may
+    read: in a watched folder, below one, or above one?"""
     for p in paths:
         if p.name not in CONFIG_NAMES:
             continue
-        if config_path is not None and p == config_path:
+        if p in in_use:
             return True
-        if not explicit and any(under(r, p.parent) for r in roots):
+        if not explicit and any(under(r, p.parent) or under(p, r) for r in roots):
             return True  # a nearer config appeared (or the discovered one went away)
     return False

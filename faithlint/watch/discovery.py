@@ -1,20 +1,20 @@
 """Which files ``faithlint watch`` treats as drafts, and finding them all below the watched folders.
 
-Drafts are found like ``faithlint check FOLDER`` finds them (``.md``/``.markdown``/``.mdx``/``.txt``, not
-context files, not hidden, not inside ``*.context/`` or ``*.sources/``), narrowed by ``--include`` /
-``--exclude`` globs (relative to the watched folder, ``**`` spans folders) and by ``.gitignore`` files.
+Drafts are found as ``faithlint check FOLDER`` finds them (:mod:`faithlint.discovery`: ``.md``/``.markdown``/
+``.mdx``/``.txt``, not hidden below the folder, not context files, not ignored by ``.gitignore``), narrowed by
+``--include`` / ``--exclude`` globs (relative to the watched folder, ``**`` spans folders) and without editors'
+scratch files or the report folder.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from faithlint.context import display_path
-from faithlint.pairing import is_context_file, match_glob
-from faithlint.watch.ignore import IgnoreRules
-from faithlint.watch.paths import DRAFT_SUFFIXES, is_temp_name, root_of, under
+from faithlint.discovery import DRAFT_SUFFIXES, IgnoreRules, skipped_below, under, walk_drafts
+from faithlint.pairing import match_glob
+from faithlint.watch.paths import is_temp_name, root_of
 
 
 class DraftFinder:
@@ -32,13 +32,6 @@ class DraftFinder:
     def in_report_dir(self, path: Path) -> bool:
         return self.report_dir is not None and under(path, self.report_dir)
 
-    def _skip_dir(self, folder: Path, root: Path) -> bool:
-        if folder == root:
-            return False
-        name = folder.name
-        return (name.startswith(".") or name.endswith((".context", ".sources")) or self.in_report_dir(folder)
-                or self.ignore.ignored(folder, is_dir=True))
-
     def is_draft(self, path: Path) -> bool:
         """Would ``path`` (existing or not) be watched as a draft? A path test (plus cached .gitignore reads)."""
         root = root_of(path, self.roots)
@@ -47,9 +40,7 @@ class DraftFinder:
         if path.suffix.lower() not in DRAFT_SUFFIXES or is_temp_name(path.name):
             return False
         rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts) or is_context_file(rel):
-            return False
-        if any(part.endswith((".context", ".sources")) for part in rel.parts[:-1]):
+        if skipped_below(rel) or any(part.endswith((".context", ".sources")) for part in rel.parts[:-1]):
             return False
         posix = rel.as_posix()
 
@@ -71,11 +62,6 @@ class DraftFinder:
             self._once(f"walk:{where}", f"cannot read folder {display_path(Path(where))}: {why} (skipped)")
 
         for root in self.roots:
-            for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
-                folder = Path(dirpath)
-                dirnames[:] = sorted(d for d in dirnames if not self._skip_dir(folder / d, root))
-                for name in filenames:
-                    p = folder / name
-                    if self.is_draft(p) and os.path.isfile(p):
-                        found.add(p)
+            found.update(p for p in walk_drafts(root, self.ignore, skip_dir=self.in_report_dir, onerror=onerror)
+                         if self.is_draft(p))
         return found

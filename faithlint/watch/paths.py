@@ -6,7 +6,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-DRAFT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".mdx", ".txt")  # as `faithlint check FOLDER`
+from faithlint.discovery import DRAFT_SUFFIXES, under
+
+__all__ = ["CONFIG_NAMES", "DRAFT_SUFFIXES", "draft_display", "git_internal", "is_temp_name", "norm", "root_of",
+           "under"]
+
 CONFIG_NAMES: tuple[str, ...] = ("faithlint.toml", "pyproject.toml")
 # Editor and tool scratch files: never drafts, and their events alone never matter.
 _TEMP_SUFFIXES = (".swp", ".swx", ".swo", ".tmp", ".temp", ".bak", ".orig", ".crswap", "~", ".part",
@@ -16,10 +20,6 @@ _TEMP_SUFFIXES = (".swp", ".swx", ".swo", ".tmp", ".temp", ".bak", ".orig", ".cr
 def norm(path: str | os.PathLike[str]) -> Path:
     """Absolute, normalised, symlinks kept (events arrive under the path we scheduled)."""
     return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
-
-
-def under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def root_of(path: Path, roots: Iterable[Path]) -> Path | None:

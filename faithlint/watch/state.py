@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only
+    from faithlint.config import Config
     from faithlint.types import DraftResult
 
 
@@ -43,3 +44,5 @@ class DraftState:
     checks: int = 0
     checked_at: float = 0.0
     contexts: dict[str, str] = field(default_factory=dict)  # source -> text, for SARIF evidence regions
+    config: Config | None = None  # the settings of its last check (its own nearest config, flags on top)
+    config_path: Path | None = None

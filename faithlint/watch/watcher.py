@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from faithlint.api import check_prepared
+from faithlint.cli_common import _Configs
+from faithlint.config import linter_key
 from faithlint.context import display_path, source_texts
+from faithlint.discovery import IgnoreRules
 from faithlint.drafts import prepare_draft
 from faithlint.errors import FaithlintError, InputError, ModelError
 from faithlint.options import fails
 from faithlint.watch.dependencies import affected, config_touched, dependencies, signature
 from faithlint.watch.discovery import DraftFinder
 from faithlint.watch.display import Display, check_line, severity_style, summary_table
-from faithlint.watch.ignore import IgnoreRules
 from faithlint.watch.observer import EventSource
 from faithlint.watch.paths import draft_display, norm, root_of, under
 from faithlint.watch.reports import ReportWriter
@@ -53,9 +55,11 @@ class Watcher:
         self.display = Display(console, options.live)
         self.ignore = IgnoreRules(self.roots, options.gitignore)
         self.drafts: dict[Path, DraftState] = {}
+        self.configs = _Configs(options.config, options.overrides)
+        # the watched folder's settings: a broken config stops the start; each draft reads its own (_settings)
         self.config, self.config_path = self._load_config()
-        self.linter = self._factory(self.config)
-        self._config_error: str | None = None
+        self._linters: dict[tuple[Any, ...], Any] = {}  # one per model setting, shared by drafts' configs
+        self._config_errors: set[str] = set()
         self._stop = threading.Event()
         self._reported: set[str] = set()  # one-time messages (unreadable folders, watch failures)
         self.finder = DraftFinder(self.roots, self.report_dir, self.ignore, include=options.include,
@@ -72,32 +76,55 @@ class Watcher:
     # -- config -----------------------------------------------------------------------------------------
 
     def _load_config(self) -> tuple[Config, Path | None]:
-        from faithlint.config import load_config, merge_overrides
-        from faithlint.files import require_regular
-
-        if self.opts.config is not None:
-            require_regular(self.opts.config, "config file")
-        config, path = load_config(self.opts.config, start=self.roots[0] if self.roots else Path.cwd())
-        if self.opts.overrides:
-            config = merge_overrides(config, self.opts.overrides, "command line")
+        config, path = self.configs.of_folder(self.roots[0] if self.roots else Path.cwd())
         return config, (norm(path) if path else None)
 
-    def _reload_config(self) -> bool:
+    def _settings(self, path: Path) -> tuple[Config, Path | None]:
+        """``path``'s config, as ``check`` finds it (the nearest file, or ``--config``; flags on top). A config that
+        does not load is logged once, and the draft keeps the settings it had (a new draft cannot be checked)."""
         try:
-            config, path = self._load_config()
+            config, found = self.configs.of(path)
         except FaithlintError as exc:
             msg = str(exc)
-            if msg != self._config_error:
+            if msg not in self._config_errors:
+                self._config_errors.add(msg)
                 self.display.log(f"config error (keeping the previous settings): {msg}", "bold red")
-            self._config_error = msg
-            return False
-        self._config_error = None
-        if path == self.config_path and config == self.config:
-            return False
-        self.config, self.config_path = config, path
-        self.linter = self._factory(config)
-        self.display.log(f"settings reloaded from {display_path(path) if path else 'defaults'}", "cyan")
-        return True
+            st = self.drafts.get(path)
+            if st is not None and st.config is not None:
+                return st.config, st.config_path
+            raise
+        return config, (norm(found) if found else None)
+
+    def _reload_configs(self) -> set[Path]:
+        """Read the config files again; the drafts whose settings changed (each changed file logged once)."""
+        self.configs.clear()
+        self._config_errors.clear()
+        changed: set[Path] = set()
+        reloaded: set[str] = set()
+        for d, st in self.drafts.items():
+            try:
+                config, path = self._settings(d)
+            except FaithlintError:
+                continue
+            if (config, path) != (st.config, st.config_path):
+                changed.add(d)
+                reloaded.add(display_path(path) if path else "defaults")
+        try:
+            self.config, self.config_path = self._load_config()
+        except FaithlintError:
+            pass  # logged by the drafts under it; the folder keeps its settings
+        for where in sorted(reloaded):
+            self.display.log(f"settings reloaded from {where}", "cyan")
+        return changed
+
+    def _linter(self, config: Config) -> Any:
+        """The linter for ``config``'s models (:func:`faithlint.config.linter_key`), its settings set to ``config``."""
+        key = linter_key(config)
+        if key not in self._linters:
+            self._linters[key] = self._factory(config)
+        linter = self._linters[key]
+        linter.config = config
+        return linter
 
     # -- discovery and reports --------------------------------------------------------------------------
 
@@ -134,7 +161,8 @@ class Watcher:
         # read through the display path when it is relative, so messages and sources read like `check`'s
         read_as = Path(st.display) if not Path(st.display).is_absolute() else path
         try:
-            prep = prepare_draft(read_as, self.config, self.config_path, cli_context=self.opts.context,
+            config, config_path = self._settings(path)
+            prep = prepare_draft(read_as, config, config_path, cli_context=self.opts.context,
                                  cli_query=self.opts.query, allow_no_context=self.opts.allow_no_context,
                                  display=st.display)
         except FaithlintError as exc:
@@ -143,13 +171,14 @@ class Watcher:
         except OSError as exc:  # races with the file system the core did not anticipate
             self._fail(st, f"{st.display}: {exc.strerror or exc}")
             return False
-        st.deps = dependencies(path, prep.pairing, self.config_path)
+        st.config, st.config_path = config, config_path
+        st.deps = dependencies(path, prep.pairing, config_path)
         st.how = prep.pairing.how
-        sig = signature(prep, self.config, self.opts.allow_no_context)
+        sig = signature(prep, config, self.opts.allow_no_context)
         if not force and sig == st.signature and st.error is None:
             return False
         try:
-            result = check_prepared(prep, linter=self.linter, path=st.display)
+            result = check_prepared(prep, linter=self._linter(config), path=st.display)
         except ModelError:
             raise  # the model cannot load: nothing else will work either
         except FaithlintError as exc:
@@ -169,7 +198,7 @@ class Watcher:
 
     def _fail(self, st: DraftState, message: str) -> None:
         if not st.deps:
-            st.deps = dependencies(st.path, None, self.config_path)
+            st.deps = dependencies(st.path, None, st.config_path or self.config_path)
         if message == st.error:
             return  # reported once; retried when something it depends on changes
         st.error, st.result, st.signature = message, None, None
@@ -193,9 +222,9 @@ class Watcher:
         if any(p.name == ".gitignore" or p.parts[-3:] == (".git", "info", "exclude") for p in touched):
             self.ignore.reload()
             structural = True
-        touched_config = config_touched(touched, self.config_path, self.opts.config is not None, self.roots)
-        forced = self._reload_config() if touched_config else False
-        dirty: set[Path] = set(self.drafts) if forced else set()
+        dirty: set[Path] = set()
+        if config_touched(touched, self._config_paths(), self.opts.config is not None, self.roots):
+            dirty |= self._reload_configs()
         if structural:
             current = self.scan()
             for gone in sorted(set(self.drafts) - current):
@@ -235,9 +264,12 @@ class Watcher:
         deps: set[Path] = set()
         for st in self.drafts.values():
             deps |= {d for d in st.deps if d != st.path}
-        if self.config_path is not None:
-            deps.add(self.config_path)
+        deps |= self._config_paths()
         self.events.sync(deps)
+
+    def _config_paths(self) -> set[Path]:
+        """The config files in use: the watched folder's and each draft's."""
+        return {p for p in (self.config_path, *(st.config_path for st in self.drafts.values())) if p is not None}
 
     # -- summary ----------------------------------------------------------------------------------------
 
@@ -247,8 +279,8 @@ class Watcher:
     def exit_code(self) -> int:
         if any(s.error for s in self.drafts.values()):
             return 2
-        return 1 if fails((f for s in self.drafts.values() if s.result for f in s.result.findings),
-                          self.config.fail_on) else 0
+        return 1 if any(s.result and fails(s.result.findings, (s.config or self.config).fail_on)
+                        for s in self.drafts.values()) else 0
 
     # -- main loop --------------------------------------------------------------------------------------
 
