@@ -83,17 +83,23 @@ def server(args: list[str], cwd: Path, **kwargs: Any) -> Iterator[subprocess.Pop
         assert "Traceback" not in log, log
 
 
+def to_stdin(proc: subprocess.Popen[bytes]) -> Callable[[bytes], None]:
+    """A ``send`` writing LSP frames to the server's stdin."""
+    assert proc.stdin is not None
+    stdin = proc.stdin
+
+    def send(data: bytes) -> None:
+        stdin.write(data)
+        stdin.flush()
+    return send
+
+
 def test_stdio_flag_answers_initialize(tmp_path: Path) -> None:
     """`serve --stdio --clientProcessId=PID`: what LSP clients append (the VS Code extension's `--stdio`)."""
     args = ["--stdio", f"--clientProcessId={os.getpid()}"]
     with server(args, tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
-        assert proc.stdin is not None and proc.stdout is not None
-
-        def send(data: bytes) -> None:
-            proc.stdin.write(data)  # type: ignore[union-attr]
-            proc.stdin.flush()  # type: ignore[union-attr]
-
-        lifecycle(proc.stdout, send, proc)
+        assert proc.stdout is not None
+        lifecycle(proc.stdout, to_stdin(proc), proc)
 
 
 @contextmanager
@@ -177,12 +183,8 @@ def test_server_exits_when_the_client_process_ends(tmp_path: Path) -> None:
     try:
         args = ["--stdio", f"--clientProcessId={editor.pid}"]
         with server(args, tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
-            assert proc.stdin is not None and proc.stdout is not None
-
-            def send(data: bytes) -> None:
-                proc.stdin.write(data)  # type: ignore[union-attr]
-                proc.stdin.flush()  # type: ignore[union-attr]
-
+            assert proc.stdout is not None
+            send = to_stdin(proc)
             init = request(proc.stdout, send, 1, "initialize", {"processId": editor.pid, "capabilities": {}})
             assert init["serverInfo"]["name"] == "faithlint"
             time.sleep(1)
