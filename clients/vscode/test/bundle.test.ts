@@ -5,26 +5,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 
+import { standIn } from './stand-in';
+
 const ROOT = path.resolve(__dirname, '..', '..'); // out/test -> clients/vscode
 const BUNDLE = path.join(ROOT, 'dist', 'extension.js');
-
-/** A stand-in for the `vscode` module: every property, call and `new` yields another stand-in. */
-function fakeVscode(name: string): any {
-  const target = function () {} as any;
-  return new Proxy(target, {
-    get(t, prop) {
-      if (prop === 'prototype') {
-        return t.prototype;
-      }
-      if (prop === 'then' || prop === Symbol.toPrimitive || prop === Symbol.iterator) {
-        return undefined;
-      }
-      return fakeVscode(`${name}.${String(prop)}`);
-    },
-    apply: () => fakeVscode(`${name}()`),
-    construct: () => fakeVscode(`new ${name}`),
-  });
-}
 
 it('dist/extension.js loads with only `vscode` external and exports activate/deactivate', { skip: !fs.existsSync(BUNDLE) && 'run `npm run bundle` first' }, () => {
   const Module = require('node:module');
@@ -32,7 +16,7 @@ it('dist/extension.js loads with only `vscode` external and exports activate/dea
   const requested: string[] = [];
   Module._load = function (request: string, ...rest: unknown[]) {
     if (request === 'vscode') {
-      return fakeVscode('vscode');
+      return standIn('vscode');
     }
     if (!request.startsWith('node:') && !Module.builtinModules.includes(request) && request !== BUNDLE) {
       requested.push(request);

@@ -17,37 +17,22 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { standIn } from './stand-in';
+
 const vscodeUsed: string[] = [];
 let armed = false;
 
-/** A stand-in for the `vscode` module; every use of it once `armed` is recorded. */
-function standIn(name: string): any {
-  const target = function () {} as any;
-  const note = (what: string) => {
-    if (armed) {
-      vscodeUsed.push(what);
-    }
-  };
-  return new Proxy(target, {
-    get(t, prop) {
-      if (prop === 'prototype') {
-        return t.prototype;
-      }
-      if (prop === 'then' || prop === Symbol.toPrimitive || prop === Symbol.iterator) {
-        return undefined;
-      }
-      note(`${name}.${String(prop)}`);
-      return standIn(`${name}.${String(prop)}`);
-    },
-    apply: () => (note(`${name}()`), standIn(`${name}()`)),
-    construct: () => (note(`new ${name}`), standIn(`new ${name}`)),
-  });
+/** Every use of the `vscode` stand-in once `armed`. */
+function note(what: string): void {
+  if (armed) {
+    vscodeUsed.push(what);
+  }
 }
 
 const Module = require('node:module');
 const originalLoad = Module._load;
 Module._load = function (request: string, ...rest: unknown[]) {
-  return request === 'vscode' ? standIn('vscode') : originalLoad.call(this, request, ...rest);
+  return request === 'vscode' ? standIn('vscode', note) : originalLoad.call(this, request, ...rest);
 };
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const lc = require('vscode-languageclient/node') as typeof import('vscode-languageclient/node');
