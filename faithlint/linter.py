@@ -39,7 +39,7 @@ from faithlint.grounding import GroundingModel, context_terms_of, ground
 from faithlint.lazy_imports import import_torch
 from faithlint.markdown import Extracted, extract
 from faithlint.relevance import load_relevance
-from faithlint.rules.base import Judged, RuleContext, flat
+from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.finish import finish
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
@@ -508,7 +508,7 @@ class Linter:
         # with the monitor on, claims are scored by it too and take its calibrated point
         claim_point = cfg.claim_point({"FL110": point.contradiction, "FL210": point.unsupported} if point else None)
         point = point or cfg.operating_point()
-        ctx = RuleContext(cfg, point, self._mismatches, claim_point, flat(d.text for d in context))
+        ctx = RuleContext(cfg, point, self._mismatches, claim_point, context)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
         sentence_rules = [r for r in rules if "sentence" in getattr(r, "units", ("sentence",))]
         claim_rules = [r for r in rules if "claim" in getattr(r, "units", ("sentence",))]

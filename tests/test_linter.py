@@ -324,7 +324,7 @@ def test_alignment_edits_only_figures_of_equal_value_in_another_form():
 def test_fl400_names_no_value_the_whole_context_says_word_for_word():
     """A value the sentence's evidence lacks but the context states verbatim elsewhere is no absent fact."""
     from faithlint.markdown import extract
-    from faithlint.rules.base import Judged, RuleContext, flat
+    from faithlint.rules.base import Judged, RuleContext
     from faithlint.rules.fl400_absent_value import RULE
 
     lt, _ = linter()
@@ -333,6 +333,6 @@ def test_fl400_names_no_value_the_whole_context_says_word_for_word():
     base = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches)
     assert {f.data["value"] for f in RULE.check(judged, base)} >= {"Taylor Swift", "2031"}
     told = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches, None,
-                       flat(["Elsewhere:  TAYLOR   swift sang."]))
+                       [ContextDoc("other.md", "Elsewhere:  TAYLOR   swift sang.")])
     assert "Taylor Swift" not in {f.data["value"] for f in RULE.check(judged, told)}
     assert "2031" in {f.data["value"] for f in RULE.check(judged, told)}

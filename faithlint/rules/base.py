@@ -7,14 +7,14 @@ operating point and the shared, cached helpers (evidence quoting, value matching
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from faithlint.rules.common_ground import common_ground
 from faithlint.rules.operating_point import OperatingPoint, claim_code, sentence_code
-from faithlint.types import Finding, SentenceResult
+from faithlint.types import ContextDoc, Finding, SentenceResult
 
 if TYPE_CHECKING:
     from faithlint.config import Config
@@ -65,12 +65,17 @@ class RuleContext:
     point: OperatingPoint
     mismatches: Callable[[str, list[str]], list[Any]]  # FL400 value matching, cached by the linter
     claim_point: OperatingPoint | None = None  # FL110/FL210 thresholds (claim units)
-    context_text: str = ""  # the whole context, casefolded, single-spaced: FL400 names no value it says word for word
+    context: Sequence[ContextDoc] = ()  # the whole context: FL400 names no value that it says word for word
+
+    @cached_property
+    def _context_text(self) -> str:
+        """:func:`flat` of the whole context, made on the first :meth:`in_context` (most drafts need none)."""
+        return flat(doc.text for doc in self.context)
 
     def in_context(self, value: str) -> bool:
         """``value`` appears word for word (case and spacing aside) somewhere in the whole context."""
-        words = " ".join(value.split()).casefold()
-        return bool(words) and words in self.context_text
+        words = flat([value])
+        return bool(words) and words in self._context_text
 
     def enabled(self, code: str) -> bool:
         return self.config.rule_enabled(code)
