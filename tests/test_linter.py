@@ -336,3 +336,7 @@ def test_fl400_names_no_value_the_whole_context_says_word_for_word():
                        [ContextDoc("other.md", "Elsewhere:  TAYLOR   swift sang.")])
     assert "Taylor Swift" not in {f.data["value"] for f in RULE.check(judged, told)}
     assert "2031" in {f.data["value"] for f in RULE.check(judged, told)}
+    # word for word: a value inside a longer number or word of the context is still absent
+    inside = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches, None,
+                         [ContextDoc("other.md", "In 12031 the TaylorSwiftian era began.")])
+    assert {"Taylor Swift", "2031"} <= {f.data["value"] for f in RULE.check(judged, inside)}

@@ -7,6 +7,7 @@ operating point and the shared, cached helpers (evidence quoting, value matching
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -74,8 +75,8 @@ class RuleContext:
 
     def in_context(self, value: str) -> bool:
         """``value`` appears word for word (case and spacing aside) somewhere in the whole context."""
-        words = flat([value])
-        return bool(words) and words in self._context_text
+        words = flat([value])  # as whole words: "12" is not in "2012", nor "five" in "fivefold"
+        return bool(words) and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", self._context_text) is not None
 
     def enabled(self, code: str) -> bool:
         return self.config.rule_enabled(code)
