@@ -65,7 +65,7 @@ class Tree:
         if api is not None:
             self.linter = api.linter_for(Config())
         else:
-            from faithlint.linter import Linter
+            from faithlint.pipeline.linter import Linter
 
             self.linter = Linter(Config())
         self.n = 0

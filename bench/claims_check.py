@@ -50,8 +50,8 @@ def value_conflict_precision(rows: list[dict], meta: dict, point: OperatingPoint
     """How often FL110 is right with and without the value-conflict upgrade (an FL210 claim with a value whose
     kind the context has with another value becomes FL110; RuleContext.claim_code). The claims' words and their
     rows' contexts are read back from the data; the whole context stands in for each claim's selected evidence."""
+    from faithlint.document.sentences import load_spacy
     from faithlint.rules.values import ValueExtractor
-    from faithlint.sentences import load_spacy
     from faithlint.train.monitor import calib_rows
 
     data = data_dir(None)

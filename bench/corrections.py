@@ -9,11 +9,11 @@ is one *action*; each method is asked to correct it on its own (``correct(..., w
 
 Methods (one table row each):
 
-- ``rac``: :class:`~faithlint.correctors.rac.RACCorrector` as configured by default (deterministic value swaps; no
+- ``rac``: :class:`~faithlint.fixes.correctors.rac.RACCorrector` as configured by default (deterministic value swaps; no
   LLM rewrite, since no ``llm_model``/``llm_endpoint`` is set);
 - ``rac+llm``: the same with the default local LLM (``HFGenerator()``: SmolLM2-135M-Instruct) for its rewrites;
-- ``fod``: :class:`~faithlint.correctors.fod.FODCorrector` (skipped, with the reason printed, when absent);
-- ``delete``: delete the flagged sentence (:func:`faithlint.fixes.sentence_deletion`);
+- ``fod``: :class:`~faithlint.fixes.correctors.fod.FODCorrector` (skipped, with the reason printed, when absent);
+- ``delete``: delete the flagged sentence (:func:`faithlint.fixes.edits.sentence_deletion`);
 - ``evidence``: replace the sentence with its best evidence sentence (the evidence sentence closest in wording,
   as the editor's "Replace the sentence with the evidence" fix quotes it), declined when it has no evidence.
 - ``none`` (reference): no correction; what the judge says of the flagged sentences as they are.
@@ -162,7 +162,7 @@ class Action:
 
 def blocking_in(result: Any, a: int, b: int) -> bool | None:
     """None: no sentence of ``result`` lies in ``[a, b)``; else whether a blocking finding overlaps it."""
-    from faithlint.correctors.base import BLOCKING
+    from faithlint.fixes.correctors.base import BLOCKING
 
     if not any(s.start < b and a < s.end for s in result.sentences):
         return None
@@ -171,9 +171,9 @@ def blocking_in(result: Any, a: int, b: int) -> bool | None:
 
 def actions_of(resp: list[dict], base: Any, judge: Any, max_per: int) -> list[Action]:
     """Every flagged sentence of every response (in text order, at most ``max_per`` per response when > 0)."""
-    from faithlint.correctors.base import flag_codes
-    from faithlint.linter import evidence_quote
-    from faithlint.relevance import content_words
+    from faithlint.evidence.relevance import content_words
+    from faithlint.fixes.correctors.base import flag_codes
+    from faithlint.pipeline.linter import evidence_quote
     from faithlint.types import ContextDoc
 
     out = []
@@ -220,8 +220,8 @@ class Baseline:
 
     def correct(self, text: str, context: Any, *, query: str | None = None, markdown: bool = True,
                 within: tuple[int, int] | None = None, cancel: Any = None, progress: Any = None) -> Any:
-        from faithlint.correctors.base import Corrections
-        from faithlint.fixes import Edit, Fix, sentence_deletion
+        from faithlint.fixes.correctors.base import Corrections
+        from faithlint.fixes.edits import Edit, Fix, sentence_deletion
 
         assert within is not None
         act = self.acts[(self.resp, *within)]
@@ -256,19 +256,19 @@ def make_method(name: str, base: Any, acts: dict) -> tuple[Any, str | None]:
     if name in ("delete", "evidence"):
         return Baseline(name, acts), None
     if name == "rac":
-        from faithlint.correctors.rac import RACCorrector
+        from faithlint.fixes.correctors.rac import RACCorrector
 
         return RACCorrector(base), None
     if name == "rac+llm":
         from faithlint.claims.llm import HFGenerator
-        from faithlint.correctors.rac import RACCorrector
+        from faithlint.fixes.correctors.rac import RACCorrector
 
         return RACCorrector(base, generator=Recorder(HFGenerator(device=base.config.device))), None
     if name == "fod":
         try:
-            from faithlint.correctors.fod import FODCorrector
+            from faithlint.fixes.correctors.fod import FODCorrector
         except ImportError as exc:
-            return None, f"faithlint.correctors.fod is not available ({exc})"
+            return None, f"faithlint.fixes.correctors.fod is not available ({exc})"
         return FODCorrector(base), None
     return None, f"unknown method {name!r}"
 
@@ -294,8 +294,8 @@ def warm_up(corrector: Any) -> float:
 
 
 def run_method(name: str, corrector: Any, acts: list[Action], resp: list[dict], judge: Any) -> list[dict]:
-    from faithlint.fixes import apply_edits
-    from faithlint.relevance import content_words
+    from faithlint.evidence.relevance import content_words
+    from faithlint.fixes.edits import apply_edits
     from faithlint.types import ContextDoc
 
     records = []
@@ -477,7 +477,7 @@ def main() -> None:
     import torch
 
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -68,7 +68,7 @@ def rows_for(data: Path, name: str, split: str, limit: int, old_limit: int) -> l
 def dump_rows(args) -> Path:
     """Run the linter over the rows and write one JSON line per row."""
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
     from faithlint.types import ContextDoc
 
     data = data_dir(args.data)
@@ -81,7 +81,7 @@ def dump_rows(args) -> Path:
                  **({} if args.evidence_candidates is None else {"evidence_candidates": args.evidence_candidates}))
     relevance = None
     if getattr(args, "embedding_dir", None):
-        from faithlint.relevance import OnnxEmbeddingRelevance
+        from faithlint.evidence.relevance import OnnxEmbeddingRelevance
 
         relevance = OnnxEmbeddingRelevance(args.embedding_dir)
     linter = Linter(cfg, relevance=relevance)
@@ -287,7 +287,7 @@ def main() -> None:
     if not args.reuse:
         path = dump_rows(args)
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
 
     rows = read_jsonl(path)
     meta = json.loads(path.with_suffix(".meta.json").read_text())

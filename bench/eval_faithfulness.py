@@ -39,7 +39,7 @@ TUNE = ["wice_claim_dev", "begin_dev_cmu", "begin_dev_tc", "begin_dev_wow"]
 
 
 def overlap_score(text: str, context: str, splitter) -> float:
-    from faithlint.relevance import content_words
+    from faithlint.evidence.relevance import content_words
 
     ctx = content_words(context)
     scores = []
@@ -73,8 +73,8 @@ def main() -> None:
     args = ap.parse_args()
     data = data_dir(args.data)
     from faithlint.config import Config
-    from faithlint.linter import Linter
-    from faithlint.sentences import SentenceSplitter
+    from faithlint.document.sentences import SentenceSplitter
+    from faithlint.pipeline.linter import Linter
     from faithlint.train.splits import context_bucket
     from faithlint.types import ContextDoc
 

@@ -29,8 +29,8 @@ def main() -> None:
     data = data_dir(args.data)
     from sklearn.metrics import f1_score
 
-    from faithlint.checkers.nli import NLIChecker
-    from faithlint.relevance import content_words
+    from faithlint.evidence.relevance import content_words
+    from faithlint.models.checkers.nli import NLIChecker
 
     checker = NLIChecker(args.model)
     out = {}

@@ -155,7 +155,7 @@ def summarise(responses: list[dict], sentences: list[dict]) -> dict[str, dict]:
 def run(rows: list[dict]) -> tuple[list[dict], list[dict], dict]:
     """Check every row at the default settings: (response records, sentence records, timings)."""
     from faithlint import api
-    from faithlint.structured import context_from_string
+    from faithlint.inputs.structured import context_from_string
 
     linter = api.linter_for(None)
     t0 = time.perf_counter()

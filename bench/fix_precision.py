@@ -24,7 +24,7 @@ import sys
 from common import data_dir, read_jsonl, save, table
 
 from faithlint.api import check, linter_for
-from faithlint.fixes import fixes_for
+from faithlint.fixes.edits import fixes_for
 
 FILES = ["rotowire_accuracy_dev"]
 

@@ -1,6 +1,6 @@
 """FL400 alone as a hallucination detector on the development files, without the checker model.
 
-Each row's ``text`` is split into sentences (faithlint.sentences.SentenceSplitter) and every sentence goes
+Each row's ``text`` is split into sentences (faithlint.document.sentences.SentenceSplitter) and every sentence goes
 through ``ValueExtractor.mismatches(sentence, [whole context])``. A row is *flagged* when any sentence has an
 FL400 finding. Reported per file and overall:
 
@@ -42,8 +42,8 @@ def main() -> None:
     if not folder.is_dir():
         print(f"skipped: {folder} not found")
         return
+    from faithlint.document.sentences import SentenceSplitter
     from faithlint.rules.values import ValueExtractor
-    from faithlint.sentences import SentenceSplitter
 
     splitter = SentenceSplitter()
     vx = ValueExtractor()

@@ -77,7 +77,7 @@ def cost(n: int) -> dict:
     from eval_dev import NEW
 
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
     from faithlint.types import ContextDoc
 
     data = data_dir(None)

@@ -26,7 +26,7 @@ import re
 from common import data_dir, read_jsonl, save, table
 
 from faithlint.config import Config
-from faithlint.linter import Linter
+from faithlint.pipeline.linter import Linter
 
 FILES = ["frank_dev", "xsumfaith_dev", "summeval_dev", "lfqa_verification_dev", "halueval_qa_dev"]
 NEGATION = re.compile(r"\b(not|never|no|none|nor|cannot)\b|n't\b", re.IGNORECASE)

@@ -86,12 +86,17 @@ def main() -> None:
 
     import torch
 
-    from faithlint.checkers.nli import DEFAULT_MODEL_DIR, NLIChecker
-    from faithlint.checkers.onnx_checker import ONNXChecker, available_precisions, resolve_threads, why_not_openvino
-    from faithlint.checkers.openvino_checker import OpenVINOChecker
     from faithlint.config import Config
-    from faithlint.linter import Linter
-    from faithlint.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
+    from faithlint.evidence.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
+    from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR, NLIChecker
+    from faithlint.models.checkers.onnx_checker import (
+        ONNXChecker,
+        available_precisions,
+        resolve_threads,
+        why_not_openvino,
+    )
+    from faithlint.models.checkers.openvino_checker import OpenVINOChecker
+    from faithlint.pipeline.linter import Linter
     from faithlint.types import ContextDoc
 
     variants = {"torch fp32": (NLIChecker(None, quantize="fp32"), EmbeddingRelevance())}

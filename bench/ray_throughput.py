@@ -1,7 +1,7 @@
 """Corpus checking on Ray: pairs/s with ``--engine local`` and ``--engine ray`` (1 and 2 workers), model load per actor.
 
 The same N drafts as bench/batch.py (QAGS and SummEdits rows from ../shared/data when present, otherwise the
-example in examples/rag-answer), checked by :func:`faithlint.batch.check_pairs` with each engine; every Ray run
+example in examples/rag-answer), checked by :func:`faithlint.batch.engine.check_pairs` with each engine; every Ray run
 starts its own local Ray runtime on this machine (``ray.init()``: all its CPUs), as ``faithlint check --engine
 ray`` without ``--address`` does. Outputs are compared line for line with the local engine's.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from batch import drafts
 from common import DATA, save, table
 
-from faithlint.batch import check_pairs
+from faithlint.batch.engine import check_pairs
 
 RUNS = [("local", None, 1.0), ("ray", 1, 1.0), ("ray", 2, 1.0), ("ray", 1, 2.0)]
 

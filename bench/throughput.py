@@ -21,7 +21,7 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from faithlint.checkers.nli import NLIChecker
+    from faithlint.models.checkers.nli import NLIChecker
     from faithlint.train.training import pairs_per_second as pairs_per_s
 
     t = time.perf_counter()

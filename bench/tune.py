@@ -26,8 +26,8 @@ def main() -> None:
     args = ap.parse_args()
     data = data_dir(args.data)
     from faithlint.config import Config
-    from faithlint.linter import Linter
-    from faithlint.sentences import SentenceSplitter
+    from faithlint.document.sentences import SentenceSplitter
+    from faithlint.pipeline.linter import Linter
     from faithlint.train.splits import context_bucket
     from faithlint.types import ContextDoc
 

@@ -9,7 +9,7 @@ from and marks every sentence the context does not support::
         print(f.code, f.start, f.end, f.message)
 
 See :mod:`faithlint.api` (``check``, ``check_batch``, ``check_file``) and, to
-swap pipeline stages, :class:`faithlint.linter.Linter` and :mod:`faithlint.stages`.
+swap pipeline stages, :class:`faithlint.pipeline.linter.Linter` and :mod:`faithlint.pipeline.stages`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ __all__ = ["Config", "ContextDoc", "DraftResult", "Finding", "Linter", "Rule", "
 if TYPE_CHECKING:
     from faithlint.api import check, check_batch, check_file, to_dict
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
     from faithlint.rules import Rule
     from faithlint.rules import register as register_rule
     from faithlint.types import ContextDoc, DraftResult, Finding, SentenceResult
 
-_LAZY = {"Linter": ("faithlint.linter", "Linter"), "check": ("faithlint.api", "check"),
+_LAZY = {"Linter": ("faithlint.pipeline.linter", "Linter"), "check": ("faithlint.api", "check"),
          "check_batch": ("faithlint.api", "check_batch"), "check_file": ("faithlint.api", "check_file"),
          "to_dict": ("faithlint.api", "to_dict"),
          "Config": ("faithlint.config", "Config"), "Rule": ("faithlint.rules", "Rule"),

@@ -19,7 +19,7 @@ from typing import Any
 
 from faithlint.config import Config, load_config, merge_overrides
 from faithlint.errors import InputError
-from faithlint.formats import result_to_dict as to_dict
+from faithlint.report.formats import result_to_dict as to_dict
 from faithlint.types import ContextDoc, DraftResult
 
 ContextLike = str | Path | ContextDoc | Mapping[str, str] | Sequence[str | Path | ContextDoc]
@@ -43,8 +43,8 @@ def _config(config: ConfigLike) -> Config:
 
 
 def linter_for(config: ConfigLike = None) -> Any:
-    """The process-wide :class:`~faithlint.linter.Linter` for these settings (models load on first check)."""
-    from faithlint.linter import Linter
+    """The process-wide :class:`~faithlint.pipeline.linter.Linter` for these settings (models load on first check)."""
+    from faithlint.pipeline.linter import Linter
 
     cfg = _config(config)
     key = cfg.model_dump_json()
@@ -66,7 +66,7 @@ def context_docs(context: ContextLike, max_bytes: int | None = None) -> list[Con
     if isinstance(context, str):
         return [ContextDoc("context", context)]
     if isinstance(context, Path):
-        from faithlint.files import load_context_checked
+        from faithlint.inputs.files import load_context_checked
 
         return load_context_checked([context], max_bytes)
     if isinstance(context, Mapping):
@@ -98,7 +98,7 @@ def check(text: str, context: ContextLike = (), *, query: str | None = None, con
     :class:`~faithlint.config.Config` or a mapping of the ``faithlint.toml`` keys. Evidence ranges
     index the context files as given (the JSON/YAML/CSV source, not its verbalisation).
     """
-    from faithlint.context import evidence_in_source
+    from faithlint.inputs.context import evidence_in_source
 
     text = _text(text, "text")
     lt = linter or linter_for(config)
@@ -132,7 +132,7 @@ def check_file(path: str | Path, *, context: str | Path | Sequence[str | Path] |
     Without ``config``, settings come from the nearest ``faithlint.toml`` / ``pyproject.toml``.
     ``context`` (paths) overrides the pairing, like ``--context``.
     """
-    from faithlint.drafts import prepare_draft
+    from faithlint.inputs.drafts import prepare_draft
 
     path = Path(path)
     config_path = None
@@ -146,8 +146,8 @@ def check_file(path: str | Path, *, context: str | Path | Sequence[str | Path] |
 
 
 def check_prepared(prepared: Any, *, linter: Any, path: str | None = None) -> DraftResult:
-    """Check a draft made by :func:`faithlint.drafts.prepare_draft` (the CLI's path for draft files)."""
-    from faithlint.context import evidence_in_source
+    """Check a draft made by :func:`faithlint.inputs.drafts.prepare_draft` (the CLI's path for draft files)."""
+    from faithlint.inputs.context import evidence_in_source
 
     result = prepared.check(linter, path=path or str(prepared.path))
     return evidence_in_source(result, prepared.context)

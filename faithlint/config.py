@@ -144,7 +144,7 @@ class Config(BaseModel):
     markdown_extensions: list[str] = Field(default_factory=lambda: [".md", ".markdown", ".mdx"])
     pair: list[PairRule] = Field(default_factory=list)
     monitor: Literal["off", "on"] = "off"
-    grounding: Literal["off", "on"] = "on"  # the checker's verdict + the words the context lacks (faithlint.grounding)
+    grounding: Literal["off", "on"] = "on"  # verdict + words the context lacks (evidence.grounding)
     monitor_aggregator: Literal["lr", "mlp"] = "lr"
     surrogate: str | None = None
     monitor_max_context: int = Field(default=384, ge=128, le=32768)
@@ -424,7 +424,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> tuple[Co
 
 
 def models_key(config: Config) -> tuple[Any, ...]:
-    """The settings that choose which models a :class:`~faithlint.linter.Linter` loads."""
+    """The settings that choose which models a :class:`~faithlint.pipeline.linter.Linter` loads."""
     monitor = (config.surrogate or "default", config.monitor_model) if config.monitor == "on" else None
     return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
             config.runtime, config.threads, monitor)

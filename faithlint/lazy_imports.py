@@ -24,7 +24,7 @@ def hidden(name: str) -> Iterator[None]:
             del sys.modules[name]
 
 
-# held while spaCy's first import hides torch (faithlint.sentences.import_spacy) and while torch first imports:
+# held while spaCy's first import hides torch (faithlint.document.sentences.import_spacy) and while torch first imports:
 # a model loading on another thread (Linter.load_models) that imported torch inside that window got ImportError
 TORCH_LOCK = threading.Lock()
 

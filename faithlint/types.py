@@ -2,13 +2,13 @@
 
 Offsets (``start``/``end``) are code-point offsets into the draft text exactly
 as read from disk (CRLF kept); positions for humans and for LSP are derived
-from them by :mod:`faithlint.positions`.
+from them by :mod:`faithlint.document.positions`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,7 +111,7 @@ class SentenceResult:
     evidence: Evidence | None
     windows: list[Evidence] = field(default_factory=list)
     monitor: Any = None  # faithlint.monitor.monitor.MonitorVerdict when the monitor is on
-    grounding: Any = None  # faithlint.grounding.GroundingVerdict when grounding scored the sentence
+    grounding: Any = None  # faithlint.evidence.grounding.GroundingVerdict when grounding scored the sentence
     claims: list[ClaimResult] | None = None  # with unit = "claim" or "both"; None: claims were not extracted
     verdict_from: str = "sentence"  # "sentence": the checker judged the sentence; "claims": aggregated from claims
     marks: list[tuple[int, int]] = field(default_factory=list)  # words the span head marks (offsets into text)
@@ -190,4 +190,15 @@ class DraftResult:
     sentences: list[SentenceResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    unchecked: list[Unchecked] = field(default_factory=list)  # boilerplate left out (faithlint.boilerplate)
+    unchecked: list[Unchecked] = field(default_factory=list)  # boilerplate left out (faithlint.document.boilerplate)
+
+
+FAIL_ON = ("error", "warning", "info", "never")  # --fail-on / fail_on: a severity, or never
+
+
+def fails(findings: Iterable[Finding], fail_on: str) -> bool:
+    """Is any finding at or above ``fail_on`` (``never``: none is)?"""
+    if fail_on == "never":
+        return False
+    floor = SEVERITY_RANK[fail_on]
+    return any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in findings)

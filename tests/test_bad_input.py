@@ -268,8 +268,8 @@ def test_long_sentences_and_odd_text_are_checked_and_json_stays_valid(ws: Path) 
 def test_a_crash_while_checking_is_exit_2_with_one_line(ws: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """Exit 1 means "findings": a crash must never look like one to CI (it was exit 1 with a traceback)."""
-    from faithlint import cli
-    from faithlint.linter import Linter
+    from faithlint.cli import app as cli
+    from faithlint.pipeline.linter import Linter
 
     def boom(self: object, *args: object, **kwargs: object) -> None:
         raise RuntimeError("Truncation error\nsecond line")

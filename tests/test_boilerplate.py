@@ -8,13 +8,13 @@ import json
 import pytest
 from fakes import KeywordChecker
 
-from faithlint.boilerplate import exemption
 from faithlint.config import Config
-from faithlint.formats import render
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.document.boilerplate import exemption
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
+from faithlint.report.formats import render
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 WHOLE = [

@@ -91,7 +91,7 @@ def test_folders_up_and_hidden_above_the_root_are_searched_and_gitignore_is_hono
 
 def test_find_drafts_follows_gits_rules_below_the_folder_given(tmp_path: Path, monkeypatch) -> None:
     """Negation, nested files and .git/info/exclude, as git; hidden names and context skipped below the root."""
-    from faithlint.discovery import find_drafts
+    from faithlint.inputs.discovery import find_drafts
 
     root = tmp_path / ".work" / "repo"
     (root / ".git" / "info").mkdir(parents=True)

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from faithlint.checkers.nli import NLIChecker, label_indices, verify_bundled
-from faithlint.checkers.tokens import base_model_dir
 from faithlint.errors import ModelError
+from faithlint.models.checkers.nli import NLIChecker, label_indices, verify_bundled
+from faithlint.models.checkers.tokens import base_model_dir
 
 
 @pytest.mark.parametrize("id2label,expected", [
@@ -72,7 +72,7 @@ def test_a_hypothesis_longer_than_the_model_is_scored_in_chunks(tmp_path):
 
 
 def _parts(checker, premise, hypothesis):
-    from faithlint.checkers.nli import _chunk_text
+    from faithlint.models.checkers.nli import _chunk_text
 
     room = checker.input_limit() - checker.tokenizer.num_special_tokens_to_add(pair=True)
     size = room - min(checker.count_tokens([premise])[0], room // 2) - 8
@@ -113,7 +113,7 @@ def test_bundled_weights_are_verified(tmp_path):
 
 
 def test_shipped_model_matches_its_checksum_and_size():
-    from faithlint.checkers.nli import DEFAULT_MODEL_DIR
+    from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR
 
     verify_bundled(DEFAULT_MODEL_DIR)
     assert (DEFAULT_MODEL_DIR / "model.safetensors").stat().st_size <= 60 * 1024 * 1024

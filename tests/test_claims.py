@@ -13,10 +13,10 @@ from faithlint.claims.aggregate import aggregate, supported_share
 from faithlint.claims.base import Extraction, Span, Triplet
 from faithlint.claims.units import ClaimUnits
 from faithlint.config import Config
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 CTX = [ContextDoc("ctx.md", "The library reopened in March. The café opened on the roof. It is closed on Sundays.")]

@@ -447,7 +447,7 @@ def served_smollm2() -> Iterator[tuple[str, str]]:
     _need_smollm2()
     pytest.importorskip("fastapi", reason="transformers serve needs pip install 'transformers[serving]'")
     pytest.importorskip("uvicorn", reason="transformers serve needs pip install 'transformers[serving]'")
-    from faithlint.checkers.surrogate import converted_dir, default_model_path, load_surrogate
+    from faithlint.models.checkers.surrogate import converted_dir, default_model_path, load_surrogate
 
     folder = converted_dir(default_model_path())
     if not (folder / "config.json").exists():

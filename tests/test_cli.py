@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from faithlint.checkers.tokens import base_model_dir
+from faithlint.models.checkers.tokens import base_model_dir
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:

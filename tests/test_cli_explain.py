@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from faithlint.cli import build_parser
+from faithlint.cli.app import build_parser
 from faithlint.config import Config, load_config, merge_overrides
 from faithlint.rules import RULES, docs
 
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag-answer"
 HEAVY = ("onnxruntime", "openvino", "torch", "transformers")
 # runs the CLI, then says on stderr's last line which model runtimes were imported
-PROBE = ("import sys\nfrom faithlint.cli import main\ntry:\n    raise SystemExit(main(sys.argv[1:]))\nfinally:\n"
+PROBE = ("import sys\nfrom faithlint.cli.app import main\ntry:\n    raise SystemExit(main(sys.argv[1:]))\nfinally:\n"
          f"    print('LOADED', [m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from faithlint.context import flatten_json, load_context, read_text
 from faithlint.errors import InputError
+from faithlint.inputs.context import flatten_json, load_context, read_text
 
 LIMIT = 2_000_000
 

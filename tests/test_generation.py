@@ -1,4 +1,4 @@
-"""The generator backends (faithlint.generation): sentence cuts, sampling, cancel and deadlines, endpoint errors."""
+"""The generator backends (faithlint.models.generation): sentence cuts, sampling, cancel, deadlines, endpoint errors."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from faithlint import generation
 from faithlint.claims import llm as claims_llm
 from faithlint.config import Config
 from faithlint.errors import Cancelled, ConfigError, ModelError
-from faithlint.generation import EndpointGenerator, HFGenerator, first_sentence, generator_for, sentence_end
+from faithlint.models import generation
+from faithlint.models.generation import EndpointGenerator, HFGenerator, first_sentence, generator_for, sentence_end
 
 
 # ---------------------------------------------------------------------------------------------------- sentences

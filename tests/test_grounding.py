@@ -8,9 +8,9 @@ import pytest
 from fakes import KeywordChecker
 
 from faithlint.config import Config
+from faithlint.document.sentences import SentenceSplitter
 from faithlint.errors import ModelError
-from faithlint.formats import result_to_dict
-from faithlint.grounding import (
+from faithlint.evidence.grounding import (
     FEATURES,
     FILE,
     NUMBERS_CAP,
@@ -19,11 +19,11 @@ from faithlint.grounding import (
     features,
     rescored,
 )
-from faithlint.linter import Linter, load_checker
+from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.monitor.monitor import rescored as monitor_rescored
-from faithlint.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter, load_checker
+from faithlint.report.formats import result_to_dict
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 CONTEXT = "The library reopened in March 2024 after an 18-month renovation. It has 120,000 books."
@@ -155,7 +155,7 @@ def test_grounding_setting_is_validated():
 def test_the_grounding_flag_reaches_the_settings():
     import argparse
 
-    from faithlint.options import cli_overrides, shared_options
+    from faithlint.cli.options import cli_overrides, shared_options
 
     parser = argparse.ArgumentParser(parents=[shared_options(context_help="", fail_on_help="")])
     assert cli_overrides(parser.parse_args(["--grounding", "off"]))["grounding"] == "off"

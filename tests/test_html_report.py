@@ -23,10 +23,10 @@ import pytest
 from fakes import KeywordChecker
 
 from faithlint.config import Config
-from faithlint.formats import render
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
-from faithlint.report_html import render_html
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
+from faithlint.report.formats import render
+from faithlint.report.html import render_html
 from faithlint.types import ContextDoc, DraftResult
 
 ROOT = Path(__file__).resolve().parents[1]

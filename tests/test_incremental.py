@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from faithlint import markdown
 from faithlint.config import Config
-from faithlint.context import load_context
-from faithlint.linter import Linter
-from faithlint.markdown import extract
+from faithlint.document import markdown
+from faithlint.document.markdown import extract
+from faithlint.inputs.context import load_context
+from faithlint.pipeline.linter import Linter
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag-answer"

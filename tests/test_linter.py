@@ -6,10 +6,10 @@ import pytest
 from fakes import KeywordChecker
 
 from faithlint.config import Config
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 CTX = [ContextDoc("ctx.md", "The library reopened on March 4, 2024. The project cost $12.5 million. "
@@ -188,7 +188,7 @@ def test_cancelled_check_returns_early():
 
 
 def test_short_answers_become_provenance_claims():
-    from faithlint.selection import claim
+    from faithlint.evidence.selection import claim
 
     assert claim("Paris.", "What is the capital of France?", "auto") == (
         "The answer to the question \u201cWhat is the capital of France?\u201d is: Paris.")
@@ -301,7 +301,7 @@ def test_the_checker_reads_figures_as_the_evidence_writes_them_and_marks_map_bac
 
 
 def test_alignment_edits_only_figures_of_equal_value_in_another_form():
-    from faithlint.figures import marks_before_edits, rewritten
+    from faithlint.pipeline.figures import marks_before_edits, rewritten
 
     vx = ValueExtractor(nlp=False)
     evidence = ["It has 40 rooms and cost $12.5 million.", "About 32,000 came."]
@@ -323,7 +323,7 @@ def test_alignment_edits_only_figures_of_equal_value_in_another_form():
 
 def test_fl400_names_no_value_the_whole_context_says_word_for_word():
     """A value the sentence's evidence lacks but the context states verbatim elsewhere is no absent fact."""
-    from faithlint.markdown import extract
+    from faithlint.document.markdown import extract
     from faithlint.rules.base import Judged, RuleContext
     from faithlint.rules.fl400_absent_value import RULE
 

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from faithlint.checkers.base import Checker
-from faithlint.checkers.llm_checker import CHECKING_PROMPT, INSTRUCTION, LLMChecker, parse_label
 from faithlint.claims.llm import EndpointGenerator
+from faithlint.cli.options import cli_overrides, shared_options
 from faithlint.config import Config, merge_overrides
 from faithlint.errors import ConfigError, ModelError
-from faithlint.linter import Linter, load_checker
-from faithlint.options import cli_overrides, shared_options
+from faithlint.models.checkers.base import Checker
+from faithlint.models.checkers.llm_checker import CHECKING_PROMPT, INSTRUCTION, LLMChecker, parse_label
+from faithlint.pipeline.linter import Linter, load_checker
 from faithlint.types import ContextDoc
 
 

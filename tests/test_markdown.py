@@ -1,4 +1,4 @@
-"""Tests for faithlint.markdown: block texts, the offset-map invariant, front matter, suppressions."""
+"""Tests for faithlint.document.markdown: block texts, the offset-map invariant, front matter, suppressions."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-import faithlint.markdown_positions as positions
-from faithlint.markdown import Block, Extracted, extract, line_of
-from faithlint.suppressions import Suppressions
+import faithlint.document.markdown_positions as positions
+from faithlint.document.markdown import Block, Extracted, extract, line_of
+from faithlint.document.suppressions import Suppressions
 
 GREEDY = positions._greedy_map  # the real one, before the fixture replaces it
 ENTITY = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")

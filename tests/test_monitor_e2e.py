@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from faithlint.config import Config
-from faithlint.linter import Linter
+from faithlint.pipeline.linter import Linter
 from faithlint.types import ContextDoc
 
 pytestmark = pytest.mark.slow

@@ -43,7 +43,7 @@ EXAMPLE = ROOT / "examples" / "rag-answer"
 TIMEOUT = 600
 # how long the language server stays up after its models have loaded: past ONNX Runtime's telemetry upload (~9 s)
 SERVER_LINGER = 12.0
-# what faithlint sets for itself (faithlint/offline.py, faithlint/batch_ray.py): never inherited from the runner
+# what faithlint sets for itself (faithlint/offline.py, faithlint/batch/ray_engine.py): never inherited from the runner
 OWN_SETTINGS = ("ORT_DISABLE_TELEMETRY", "HF_HUB_DISABLE_TELEMETRY", "RAY_USAGE_STATS_ENABLED", "DO_NOT_TRACK",
                 "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE", "FAITHLINT_ALLOW_DOWNLOADS",
                 "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_ADDRESS")

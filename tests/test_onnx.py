@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from faithlint.checkers import onnx_checker
-from faithlint.checkers.onnx_checker import pick_runtime, resolve_threads, use_onnx, why_not_onnx
 from faithlint.config import Config
-from faithlint.context import load_context
 from faithlint.errors import ModelError
-from faithlint.linter import Linter
+from faithlint.inputs.context import load_context
+from faithlint.models.checkers import onnx_checker
+from faithlint.models.checkers.onnx_checker import pick_runtime, resolve_threads, use_onnx, why_not_onnx
+from faithlint.pipeline.linter import Linter
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag-answer"
@@ -25,7 +25,7 @@ QUERY = "What changed at the Riverside Public Library?"
 # runs `faithlint check` in-process, then lists the torch/transformers modules it imported
 PROBE = """
 import json, sys
-from faithlint import cli
+from faithlint.cli import app as cli
 code = cli.main(sys.argv[1:])
 print(json.dumps({"code": code, "heavy": sorted(m for m in sys.modules
                                                  if m.split('.')[0] in {'torch', 'transformers'})}), file=sys.stderr)
@@ -49,7 +49,7 @@ def test_default_check_imports_neither_torch_nor_transformers(tmp_path):
 
 
 def test_spacy_is_imported_without_torch():
-    code = ("import sys; from faithlint.sentences import import_spacy; import_spacy(); "
+    code = ("import sys; from faithlint.document.sentences import import_spacy; import_spacy(); "
             "assert 'torch' not in sys.modules, 'torch imported'; import torch; print('ok')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
@@ -87,7 +87,7 @@ def test_runtime_selection_with_and_without_openvino(monkeypatch, tmp_path):
         pick_runtime("openvino", None, "cuda")
     assert "no ONNX graph" in onnx_checker.why_not_openvino(str(tmp_path), "cpu")
     if installed:  # installed but broken (a missing shared library, no CPU plugin): ONNX Runtime takes over
-        from faithlint.checkers import openvino_core
+        from faithlint.models.checkers import openvino_core
 
         with monkeypatch.context() as m:
             m.setattr(openvino_core, "cpu_plugin_problem", lambda: "openvino cannot start: libfoo.so missing")
@@ -117,8 +117,8 @@ def test_threads_setting(monkeypatch):
 
 @pytest.mark.slow
 def test_onnx_checker_reproduces_the_torch_checker():
-    from faithlint.checkers.nli import NLIChecker
-    from faithlint.checkers.onnx_checker import ONNXChecker
+    from faithlint.models.checkers.nli import NLIChecker
+    from faithlint.models.checkers.onnx_checker import ONNXChecker
 
     torch_ck = NLIChecker(None, quantize="fp32")
     onnx_ck = ONNXChecker(None, precision="fp32", threads=1)
@@ -146,7 +146,7 @@ def test_onnx_checker_reproduces_the_torch_checker():
 @pytest.mark.slow
 def test_onnx_embeddings_rank_like_the_torch_embeddings():
     """The shipped graph is int8 (per-channel): close to the fp32 embeddings, and it ranks alike."""
-    from faithlint.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
+    from faithlint.evidence.relevance import EmbeddingRelevance, OnnxEmbeddingRelevance
 
     ctx = (EXAMPLE / "answer.context.md").read_text()
     texts = [ctx * 3, "The project cost $25 million.", "", "Café"] + [p for p in ctx.split("\n") if p.strip()]
@@ -161,7 +161,7 @@ def test_onnx_embeddings_rank_like_the_torch_embeddings():
 def test_onnx_embedding_of_a_text_does_not_depend_on_its_batch():
     """int8 activations share one quantisation scale per run: batched, a piece's embedding (and so a premise)
     would change with the texts around it, e.g. after the server's warm-up. Each text is embedded alone."""
-    from faithlint.relevance import OnnxEmbeddingRelevance
+    from faithlint.evidence.relevance import OnnxEmbeddingRelevance
 
     texts = [p for p in (EXAMPLE / "answer.context.md").read_text().split("\n") if p.strip()]
     assert len(texts) >= 3
@@ -176,7 +176,7 @@ def test_onnx_embedding_of_a_text_does_not_depend_on_its_batch():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_onnx_embedding_works_in_a_forked_child():
     """The embedding runs go to worker threads, which a forked child does not inherit: it makes its own."""
-    from faithlint.relevance import OnnxEmbeddingRelevance
+    from faithlint.evidence.relevance import OnnxEmbeddingRelevance
 
     rel = OnnxEmbeddingRelevance(threads=2)
     texts = ["The library reopened in 2024.", "It cost $12.5 million.", "Voters approved a bond."]

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from faithlint.checkers import openvino_checker
-from faithlint.checkers.onnx_checker import ONNXChecker
 from faithlint.errors import ModelError
+from faithlint.models.checkers import openvino_checker
+from faithlint.models.checkers.onnx_checker import ONNXChecker
 
 pytest.importorskip("openvino")
 
-from faithlint.checkers.openvino_checker import OpenVINOChecker, wants_bf16  # noqa: E402
+from faithlint.models.checkers.openvino_checker import OpenVINOChecker, wants_bf16  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag-answer"
 CTX = (EXAMPLE / "answer.context.md").read_text()
@@ -116,12 +116,13 @@ def test_openvino_imports_without_its_model_converter():
     import subprocess
     import sys
 
-    code = ("import sys; from faithlint.checkers.openvino_core import core; assert 'CPU' in core().available_devices; "
+    code = ("import sys; from faithlint.models.checkers.openvino_core import core; "
+            "assert 'CPU' in core().available_devices; "
             "assert 'openvino.tools.ovc' not in sys.modules; "
             "assert sys.modules.get('openvino_telemetry') is None; "  # never loaded (faithlint.offline keeps it out)
             "import openvino; assert callable(openvino.convert_model); "  # imports the converter when called
             "from openvino.tools.ovc import convert_model; assert 'openvino.tools.ovc' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
-    code = ("from faithlint.checkers.openvino_core import core; core(); import openvino; "
+    code = ("from faithlint.models.checkers.openvino_core import core; core(); import openvino; "
             "assert callable(openvino.tools.ovc.convert_model)")  # the attribute path imports it too
     subprocess.run([sys.executable, "-c", code], check=True)

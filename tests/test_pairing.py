@@ -8,7 +8,7 @@ import pytest
 
 from faithlint.config import Config, load_config
 from faithlint.errors import ConfigError, InputError
-from faithlint.pairing import context_candidates, is_context_file, match_glob, resolve_pairing
+from faithlint.inputs.pairing import context_candidates, is_context_file, match_glob, resolve_pairing
 
 
 def touch(path: Path, text: str = "x") -> Path:
@@ -162,7 +162,7 @@ def test_context_candidates() -> None:
 @pytest.mark.parametrize("suffix", [".context.yaml", ".context.csv"])
 def test_structured_sibling_pairs_and_is_verbalised(tmp_path: Path, suffix: str) -> None:
     """answer.context.yaml / .csv next to a draft pair with it, and their records are read as sentences."""
-    from faithlint.files import load_context_checked
+    from faithlint.inputs.files import load_context_checked
 
     yaml, csv = "name: Riverside Library\nrating: 4.5\n", "name,rating\nRiverside Library,4.5\n"
     body = yaml if suffix.endswith("yaml") else csv

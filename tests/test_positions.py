@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from faithlint.positions import LineIndex
+from faithlint.document.positions import LineIndex
 
 
 def test_lf_lines_and_last_line_without_newline() -> None:

@@ -1,4 +1,4 @@
-"""Models loaded before the first check (faithlint.preloading) and spaCy imported without its CLI."""
+"""Models loaded before the first check (faithlint.pipeline.preloading) and spaCy imported without its CLI."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from faithlint import linter as linter_module
-from faithlint import preloading
 from faithlint.config import Config
+from faithlint.pipeline import linter as linter_module
+from faithlint.pipeline import preloading
 from faithlint.server.app import Models
 
 # a batch size no other test loads: its checker is a cache entry of its own, released without touching theirs
@@ -79,12 +79,12 @@ def test_a_failed_preload_leaves_the_load_to_the_check(monkeypatch):
 
 
 def test_spacy_imports_without_its_cli_and_the_cli_still_works():
-    code = ("import sys; from faithlint.sentences import import_spacy; spacy = import_spacy(); "
+    code = ("import sys; from faithlint.document.sentences import import_spacy; spacy = import_spacy(); "
             "assert 'spacy.cli' not in sys.modules and 'weasel' not in sys.modules and 'cli' not in vars(spacy); "
             "assert callable(spacy.cli.download) and spacy.cli is sys.modules['spacy.cli']; "  # imported when read
             "assert isinstance(spacy.info(), dict); import spacy.cli.info")
     subprocess.run([sys.executable, "-c", code], check=True)
-    code = ("from faithlint.sentences import import_spacy; spacy = import_spacy(); "
+    code = ("from faithlint.document.sentences import import_spacy; spacy = import_spacy(); "
             "assert isinstance(spacy.info(), dict)")  # spacy.info imports the real CLI when called
     subprocess.run([sys.executable, "-c", code], check=True)
 

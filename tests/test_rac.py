@@ -1,4 +1,4 @@
-"""RAC corrections (faithlint.correctors.rac) and ``faithlint fix``: fakes first, then the real models (slow)."""
+"""RAC corrections (faithlint.fixes.correctors.rac) and ``faithlint fix``: fakes first, then the real models (slow)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 from fakes import KeywordChecker
 
-from faithlint import cli
 from faithlint.claims.base import Extraction, Span, Triplet
 from faithlint.claims.units import ClaimUnits
+from faithlint.cli import app as cli
 from faithlint.config import Config
-from faithlint.correctors.rac import RACCorrector
-from faithlint.fixes import apply_edits
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.fixes.correctors.rac import RACCorrector
+from faithlint.fixes.edits import apply_edits
+from faithlint.pipeline.linter import Linter
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 CTX = [ContextDoc("ctx.md", "The project cost $12.5 million. The hall has 40 rooms. The roof has solar panels.")]
@@ -145,7 +145,7 @@ DRAFT = "# Report\n\nThe hall has 40 rooms.\nThe project cost $25 million.\n"
 
 @pytest.fixture
 def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("faithlint.linter.Linter", fake_linter)
+    monkeypatch.setattr("faithlint.pipeline.linter.Linter", fake_linter)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "answer.md").write_text(DRAFT, encoding="utf-8")
     (tmp_path / "answer.context.md").write_text(CTX[0].text + "\n", encoding="utf-8")

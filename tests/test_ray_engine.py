@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from faithlint import batch, cli
+from faithlint.batch import engine as batch
+from faithlint.cli import app as cli
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from faithlint.structured import structured_doc
+from faithlint.inputs.structured import structured_doc
 from faithlint.types import ContextDoc
 
 HOTELS = ("name,price_usd,rooms,pool,breakfast_included,city\n"

@@ -11,13 +11,13 @@ from fakes import KeywordChecker
 
 import faithlint.rules.registry as registry
 from faithlint.config import Config, merge_overrides
+from faithlint.document.sentences import SentenceSplitter
 from faithlint.errors import ConfigError
-from faithlint.formats import render
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
+from faithlint.report.formats import render
 from faithlint.rules import RULES, Rule
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
 from faithlint.types import ContextDoc
 
 ROOT = Path(__file__).resolve().parents[1]

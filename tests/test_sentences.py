@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from faithlint.sentences import SentenceSplitter, split_rule_based
+from faithlint.document.sentences import SentenceSplitter, split_rule_based
 
 CASES = [
     ("Dr. Smith paid $3.50 for it. He left at 5 p.m. yesterday.", 2),
@@ -95,7 +95,7 @@ def test_units_and_lower_case_words_end_sentences_titles_do_not(backend, text, n
 def test_senter_is_its_own_backend_and_resplits_run_on_text():
     """The senter names itself (cached splits are keyed by it); a run-on "sentence" it leaves longer than
     RESPLIT_TOKENS words is cut by the parser, so evidence pieces are not cut at arbitrary words."""
-    from faithlint.sentences import RESPLIT_TOKENS
+    from faithlint.document.sentences import RESPLIT_TOKENS
 
     senter, parser = _spacy("senter"), _spacy("parser")
     assert (senter.backend, parser.backend) == ("spacy-senter", "spacy")
@@ -114,7 +114,7 @@ def test_linter_settings_choose_the_splitters(tmp_path):
     WiCE AUROC on contexts); both settings move, and the splitters share one spaCy pipeline."""
     from faithlint.config import Config, load_config
     from faithlint.errors import ConfigError
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
 
     if SentenceSplitter().nlp is None:
         pytest.skip("spaCy pipeline not installed")
@@ -133,7 +133,7 @@ def test_linter_settings_choose_the_splitters(tmp_path):
 def test_blas_ops_change_no_annotation():
     """load_spacy's pipeline multiplies matrices through numpy's BLAS (faster than thinc's blis); sentence
     boundaries, the sentence tagger and entities come out exactly as with blis."""
-    from faithlint.sentences import SPACY_MODEL, blas_ops, import_spacy, load_spacy
+    from faithlint.document.sentences import SPACY_MODEL, blas_ops, import_spacy, load_spacy
 
     fast = load_spacy()
     if fast is None:

@@ -161,7 +161,7 @@ async def ready(client: Any, tmp_path: Path, text: str = DRAFT) -> str:
 # ---------------------------------------------------------------------------------------------- fast
 
 def test_previews_show_what_changes() -> None:
-    from faithlint.fixes import Edit
+    from faithlint.fixes.edits import Edit
     from faithlint.server.corrections import preview
 
     text = "The project cost $25 million and was funded by a city bond that voters approved in 2021."
@@ -494,8 +494,8 @@ async def test_real_rac_corrects_the_amount_and_the_recheck_clears_it(tmp_path: 
 @pytest.mark.slow
 @pytest.mark.asyncio
 @needs_model
-@pytest.mark.skipif(importlib.util.find_spec("faithlint.correctors.fod") is None,
-                    reason="faithlint.correctors.fod (the FOD corrector) is not in this tree yet")
+@pytest.mark.skipif(importlib.util.find_spec("faithlint.fixes.correctors.fod") is None,
+                    reason="faithlint.fixes.correctors.fod (the FOD corrector) is not in this tree yet")
 async def test_real_fod_offers_a_supported_candidate_or_says_none_passed(tmp_path: Path) -> None:
     draft = copy_example(tmp_path)
     text = draft.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
 from fake_models import make_linter  # noqa: E402
 
 from faithlint.config import Config  # noqa: E402
-from faithlint.fixes import (  # noqa: E402
+from faithlint.fixes.edits import (  # noqa: E402
     CorrectorRegistry,
     Edit,
     FixTarget,
@@ -572,7 +572,7 @@ def _hover_sentence(monitor: object = None) -> SentenceResult:
 
 
 def test_hover_shows_what_grounding_weighed() -> None:
-    from faithlint.grounding import GroundingVerdict
+    from faithlint.evidence.grounding import GroundingVerdict
     from faithlint.server.hover import render
 
     state = DocState(uri="file:///d.md", path=None, language_id="markdown")

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from fakes import KeywordChecker
 
-from faithlint.checkers.span_head import FILE, SpanHead, span_features
 from faithlint.config import Config
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
-from faithlint.sentences import SentenceSplitter
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.models.checkers.span_head import FILE, SpanHead, span_features
+from faithlint.pipeline.linter import Linter
 from faithlint.types import ContextDoc
 
 
@@ -125,7 +125,7 @@ def test_marks_index_the_sentence_when_a_query_frames_the_hypothesis() -> None:
 @pytest.mark.slow
 def test_bundled_checker_marks_a_wrong_figure_of_a_long_sentence() -> None:
     """The real graph's second output feeds the shipped head; scoring with marks changes no probability."""
-    from faithlint.checkers.onnx_checker import STATES
+    from faithlint.models.checkers.onnx_checker import STATES
 
     lt = Linter(Config())
     checker = lt.checker

@@ -6,12 +6,20 @@ import numpy as np
 from fakes import KeywordChecker
 
 from faithlint.config import Config
-from faithlint.linter import Linter
-from faithlint.relevance import LexicalRelevance
+from faithlint.document.sentences import SentenceSplitter
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.pipeline.linter import Linter
+from faithlint.pipeline.stages import (
+    Aggregator,
+    EvidenceRequest,
+    EvidenceSelector,
+    RuleLike,
+    Selection,
+    Unit,
+    UnitExtractor,
+)
 from faithlint.rules import Rule
 from faithlint.rules.values import ValueExtractor
-from faithlint.sentences import SentenceSplitter
-from faithlint.stages import Aggregator, EvidenceRequest, EvidenceSelector, RuleLike, Selection, Unit, UnitExtractor
 from faithlint.types import ContextDoc, Evidence, Finding
 
 CTX = [ContextDoc("ctx.md", "The library reopened in March. It is closed on Sundays. The director is Helen Okafor.")]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from faithlint.context import evidence_in_source, load_context, source_texts
 from faithlint.errors import InputError
-from faithlint.record_phrases import counted
-from faithlint.structured import PARAGRAPH_CHARS, bool_phrase, context_from_string, structured_doc, time_range
+from faithlint.inputs.context import evidence_in_source, load_context, source_texts
+from faithlint.inputs.record_phrases import counted
+from faithlint.inputs.structured import PARAGRAPH_CHARS, bool_phrase, context_from_string, structured_doc, time_range
 from faithlint.types import ContextDoc, DraftResult, Evidence, Finding, SentenceResult, SourceMap
 
 LIMIT = 2_000_000
@@ -48,7 +48,7 @@ def test_nested_records_and_lists_of_records(tmp_path: Path) -> None:
     doc, _ = json_doc(RESTAURANTS, tmp_path)
     paragraphs = doc.text.split("\n\n")
     assert paragraphs == [
-        # facts about the whole list first (faithlint.record_summary), then each record
+        # facts about the whole list first (faithlint.inputs.record_summary), then each record
         "The list has 2 items. The ratings range from 3 to 4.5. Chez Anne is the lowest rated and Luigi's is the "
         "highest rated.",
         "Luigi's: its rating is 4.5. It opens at 11:00. Its days are Tuesday and Wednesday. Its chef is Mario. "
@@ -242,8 +242,8 @@ def test_every_sentence_maps_inside_the_member_it_came_from(tmp_path: Path) -> N
 
 
 def test_evidence_ranges_round_trip_through_windows(tmp_path: Path) -> None:
-    from faithlint.sentences import Span
-    from faithlint.windows import build_windows
+    from faithlint.document.sentences import Span
+    from faithlint.evidence.windows import build_windows
 
     doc, raw = json_doc(RESTAURANTS, tmp_path)
     spans = [Span(a, b) for a, b in sentences(doc.text)]
@@ -308,7 +308,7 @@ def test_batch_context_strings_that_are_json_are_verbalised() -> None:
 
 
 def test_batch_mode_reads_json_context_strings(tmp_path: Path) -> None:
-    from faithlint.batch_io import read_items
+    from faithlint.batch.rows import read_items
 
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"id": "a", "text": "It is rated 4.5.",
@@ -341,7 +341,7 @@ def test_evidence_in_source_moves_ranges_and_leaves_the_result_alone(tmp_path: P
 
 
 def test_sarif_and_html_show_the_files_line(tmp_path: Path) -> None:
-    from faithlint.formats import render
+    from faithlint.report.formats import render
 
     doc, raw = json_doc({"name": "Luigi's", "rating": 4.5}, tmp_path)
     a = doc.text.index("its rating")
@@ -379,7 +379,7 @@ def test_count_keys_name_what_they_count(words: str, value: object, expected: st
 
 
 def test_every_weekday_abbreviation_the_value_rules_know_names_a_day() -> None:
-    from faithlint.record_phrases import weekday
+    from faithlint.inputs.record_phrases import weekday
     from faithlint.rules.values.vocab import _WEEKDAY_ABBRS
 
     days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from faithlint.structured import parse_structured
+from faithlint.inputs.structured import parse_structured
 from faithlint.train.synth import KINDS, Synthesizer, make_examples
 from faithlint.train.synth_kinds import data_to_text, number_variants, records
 
@@ -40,7 +40,7 @@ LABEL = {"paraphrase": "entailment", "fusion": "entailment", "mixed": "neutral",
 
 @pytest.fixture(scope="module")
 def nlp():  # type: ignore[no-untyped-def]
-    from faithlint.sentences import load_spacy
+    from faithlint.document.sentences import load_spacy
 
     model = load_spacy()
     if model is None:
@@ -168,7 +168,7 @@ def test_legacy_mix_is_unchanged_without_kinds(nlp) -> None:  # type: ignore[no-
 
 
 def test_cli_kinds_option(tmp_path: Path, nlp) -> None:  # type: ignore[no-untyped-def]
-    from faithlint import cli
+    from faithlint.cli import app as cli
 
     (tmp_path / "places.json").write_text(json.dumps(RECORDS))
     out = tmp_path / "synth.jsonl"

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "training"))
 
 import sweep  # noqa: E402
 
-from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.train.training import _encode, encode_pairs  # noqa: E402
 
 
@@ -130,7 +130,7 @@ def test_sweep_runs_end_to_end_on_the_cpu(tmp_path: Path) -> None:
 def test_device_choice_and_a_gpu_that_is_not_there(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     import torch
 
-    from faithlint import cli
+    from faithlint.cli import app as cli
     from faithlint.errors import InputError
     from faithlint.train.training import torch_device
 

@@ -1,13 +1,13 @@
-"""The server's idle warm-up (faithlint.warm_up) with the real models: it fills the caches a later edit reads,
+"""The server's idle warm-up (faithlint.evidence.warm_up) with the real models: it fills the caches a later edit reads,
 and changes no result."""
 
 from __future__ import annotations
 
 from faithlint.config import Config
-from faithlint.context_index import doc_key
-from faithlint.linter import Linter
+from faithlint.evidence.index import doc_key
+from faithlint.evidence.warm_up import steps
+from faithlint.pipeline.linter import Linter
 from faithlint.types import ContextDoc
-from faithlint.warm_up import steps
 
 FACTS = [f"In {1990 + i}, the {thing} of {town} spent ${i + 2}.{i % 10} million on {i + 3} projects."
          for i, (thing, town) in enumerate(zip(["library", "bridge", "clinic", "school", "park", "museum"] * 5,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faithlint.aggregators import aggregate
-from faithlint.linter import scale_1_5
-from faithlint.relevance import LexicalRelevance, select
-from faithlint.sentences import Span, split_rule_based
-from faithlint.windows import build_windows, token_budget
+from faithlint.document.sentences import Span, split_rule_based
+from faithlint.evidence.relevance import LexicalRelevance, select
+from faithlint.evidence.windows import build_windows, token_budget
+from faithlint.pipeline.aggregators import aggregate
+from faithlint.pipeline.linter import scale_1_5
 
 
 def words(texts):

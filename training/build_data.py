@@ -84,9 +84,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    from faithlint.checkers.tokens import load_tokenizer
-    from faithlint.sentences import SentenceSplitter, load_spacy
-    from faithlint.windows import build_windows, token_budget
+    from faithlint.document.sentences import SentenceSplitter, load_spacy
+    from faithlint.evidence.windows import build_windows, token_budget
+    from faithlint.models.checkers.tokens import load_tokenizer
 
     tok = load_tokenizer()
 

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from faithlint.config import Config  # noqa: E402
-from faithlint.linter import Linter  # noqa: E402
+from faithlint.pipeline.linter import Linter  # noqa: E402
 from faithlint.train.splits import context_bucket  # noqa: E402
 from faithlint.types import ContextDoc  # noqa: E402
 

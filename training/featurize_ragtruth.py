@@ -25,8 +25,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.evidence import number_term, terms  # noqa: E402
-from faithlint.relevance import STOPWORDS  # noqa: E402
+from faithlint.evidence.pieces import number_term, terms  # noqa: E402
+from faithlint.evidence.relevance import STOPWORDS  # noqa: E402
 
 _WORD = re.compile(r"\w+(?:[.,]\d+)*")
 
@@ -70,8 +70,8 @@ def lexical(hyp: str, offsets: list[tuple[int, int]], premise: frozenset[str], c
 
 
 def featurize(linter, row: dict) -> list[dict]:
-    from faithlint.grounding import context_terms
-    from faithlint.structured import context_from_string
+    from faithlint.evidence.grounding import context_terms
+    from faithlint.inputs.structured import context_from_string
 
     ctx = [context_from_string(f"{row['id']}#context[0]", row["context"])]
     query = row.get("query")
@@ -114,7 +114,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
     from faithlint.train.ragtruth import part_rows
 
     rows = part_rows(args.part)

@@ -1,4 +1,4 @@
-"""Fit the grounding model (faithlint/grounding.py) and its operating point on the calibration rows.
+"""Fit the grounding model (faithlint/evidence/grounding.py) and its operating point on the calibration rows.
 
 Reads a dump of ``bench/eval_dev.py --split calib`` (the calibration rows of the training-side real-output
 files; no development file is read) and the rows' texts and contexts from the shared data, computes each
@@ -33,8 +33,8 @@ from calibrate import GRID_U, per_task_dict, search, trade_off  # noqa: E402  (b
 from common import read_jsonl, save  # noqa: E402  (bench/)
 from export_onnx import write_sums  # noqa: E402  (training/)
 
-from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
-from faithlint.grounding import FEATURES, FILE, GroundingModel, context_terms, features, rescored  # noqa: E402
+from faithlint.evidence.grounding import FEATURES, FILE, GroundingModel, context_terms, features, rescored  # noqa: E402
+from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.train.revision import git_revision  # noqa: E402
 
 FINE_GRID_U = [round(x, 2) for x in np.arange(0.2, 0.605, 0.01)]  # P(faithful) thresholds searched for FL200
@@ -127,7 +127,7 @@ def main() -> None:
         "dump": str(args.dump), "rows": len(rows), "min_precision": 0.7, "min_recall": 0.7, "feasible": feasible,
         "chosen": point.__dict__, "per_task": meta["calibration"],
         "curve": trade_off(calib, point, sorted({*GRID_U, point.unsupported})),
-        "score": "grounding (faithlint/grounding.py)"})
+        "score": "grounding (faithlint/evidence/grounding.py)"})
     if (args.out / "SHA256SUMS").exists():
         write_sums(args.out)
     print(json.dumps({"coefficients": model.coefficients, "intercept": model.intercept, "thresholds": thresholds,

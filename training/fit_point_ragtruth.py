@@ -28,8 +28,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "training")]
 
 from export_onnx import write_sums  # noqa: E402  (training/)
 
-from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
-from faithlint.grounding import FILE  # noqa: E402
+from faithlint.evidence.grounding import FILE  # noqa: E402
+from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.train.revision import git_revision  # noqa: E402
 
 GRID = [round(0.02 + 0.01 * i, 2) for i in range(49)]  # 0.02 ... 0.50

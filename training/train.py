@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.checkers.tokens import base_model_dir  # noqa: E402
+from faithlint.models.checkers.tokens import base_model_dir  # noqa: E402
 from faithlint.train.training import TrainConfig, train  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Train the span head (faithlint/checkers/span_head.py): which words of a flagged sentence are unsupported.
+"""Train the span head (faithlint/models/checkers/span_head.py): which words of a flagged sentence are unsupported.
 
 Reads the span-labelled training-side real-output files (``xsumfaith_train``, ``rotowire_accuracy_train``;
 never a ``*_dev`` file). Every sentence goes through the real pipeline (the bundled checker on its default
@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT / "bench"))  # the development benchmark's span F1
 from eval_dev import span_f1  # noqa: E402
 from export_onnx import sha256, write_sums  # noqa: E402  # this folder: the shipped model's checksums
 
-from faithlint.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
-from faithlint.checkers.span_head import FILE, marks_in_unit, span_features  # noqa: E402
+from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
+from faithlint.models.checkers.span_head import FILE, marks_in_unit, span_features  # noqa: E402
 
 FILES = ("xsumfaith_train", "rotowire_accuracy_train")
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -110,9 +110,9 @@ def main() -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
 
-    from faithlint.checkers.span_head import SpanHead
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.models.checkers.span_head import SpanHead
+    from faithlint.pipeline.linter import Linter
     from faithlint.train.splits import context_bucket, sample
 
     linter = Linter(Config())

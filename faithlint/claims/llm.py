@@ -33,7 +33,7 @@ import regex
 from faithlint.claims.base import Extraction, Span, Triplet
 from faithlint.claims.triplets import as_sentence
 from faithlint.errors import FaithlintError
-from faithlint.generation import (  # the backends moved there; re-exported for existing imports
+from faithlint.models.generation import (  # the backends moved there; re-exported for existing imports
     EndpointGenerator,
     GenerationError,
     Generator,

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from faithlint.claims.base import Extraction, Span, Triplet
-from faithlint.sentences import NLP_LOCK, load_pipeline
+from faithlint.document.sentences import NLP_LOCK, load_pipeline
 
 __all__ = ["SpacyTripletExtractor", "Span", "Triplet"]
 

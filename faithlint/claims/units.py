@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from cachetools import LRUCache
 
+from faithlint.cache.digests import digest
 from faithlint.claims.base import Extraction, Span, Triplet, TripletExtractor
-from faithlint.digests import digest
-from faithlint.stages import Unit
+from faithlint.document.units import Unit
 
 PARTS = ("subject", "predicate", "object")
 _CONTEXT = 3  # sentences before a sentence that its extraction may read (pronouns)

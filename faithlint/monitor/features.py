@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 
-from faithlint.checkers.surrogate import SentenceSignals
-from faithlint.relevance import content_words
+from faithlint.evidence.relevance import content_words
+from faithlint.models.checkers.surrogate import SentenceSignals
 
 LOW_PROB = float(np.log(0.1))  # a token the context-conditioned model gave under 10 %
 LIFT = 0.5  # nats: the context raised the token's log-probability by less than this
@@ -63,7 +63,7 @@ def grounding_features(sentence: str, evidence: str, context: str, values_absent
                        context_words: set[str] | None = None) -> dict[str, float]:
     """Deterministic grounding: the sentence's numbers, names and content words the context lacks.
 
-    ``context_words``: :func:`~faithlint.relevance.content_words` of ``context``, when the caller has it
+    ``context_words``: :func:`~faithlint.evidence.relevance.content_words` of ``context``, when the caller has it
     (one context serves every sentence of a draft)."""
     ctx_low, ev_low = context.lower(), evidence.lower()
     numbers = [m.group(0) for m in _NUMBER.finditer(sentence)]

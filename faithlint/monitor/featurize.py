@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from faithlint.checkers.surrogate import SentenceSignals, SurrogateLM
+from faithlint.evidence.relevance import content_words
+from faithlint.models.checkers.surrogate import SentenceSignals, SurrogateLM
 from faithlint.monitor.features import checker_features, grounding_features, lm_features
-from faithlint.relevance import content_words
 from faithlint.types import ContextDoc, SentenceResult
 
 

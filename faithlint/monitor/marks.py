@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from faithlint.checkers.surrogate import SentenceSignals
+from faithlint.evidence.relevance import STOPWORDS
+from faithlint.models.checkers.surrogate import SentenceSignals
 from faithlint.monitor.features import unlifted
-from faithlint.relevance import STOPWORDS
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from faithlint.checkers.nli import file_sha256, read_sums
 from faithlint.errors import ModelError
+from faithlint.models.checkers.nli import file_sha256, read_sums
 from faithlint.monitor.lid import lid_mle
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models" / "monitor"

@@ -16,8 +16,8 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from faithlint.digests import digest
-from faithlint.grounding import rescored as rescored  # re-exported: it was defined here first
+from faithlint.cache.digests import digest
+from faithlint.evidence.grounding import rescored as rescored  # re-exported: it was defined here first
 from faithlint.monitor.featurize import Featurizer, context_text, evidence_text
 from faithlint.monitor.marks import unlifted_spans
 from faithlint.monitor.model import MonitorModel
@@ -57,7 +57,7 @@ class Monitor:
     def lm(self) -> Any:
         with self._lock:
             if self._lm is None:
-                from faithlint.checkers.surrogate import load_surrogate
+                from faithlint.models.checkers.surrogate import load_surrogate
 
                 self._lm = load_surrogate(self.surrogate_id, self.device)
             return self._lm

@@ -19,7 +19,7 @@ from faithlint.types import ContextDoc, Finding, SentenceResult
 
 if TYPE_CHECKING:
     from faithlint.config import Config
-    from faithlint.stages import Unit
+    from faithlint.document.units import Unit
 
 DOCS_URL = "https://github.com/faithlint/faithlint/blob/main/docs/rules.md"  # anchors: #fl100 ...
 
@@ -167,7 +167,7 @@ class Rule:
         """A finding on the unit, with what quick fixes need (its span and the evidence quote).
 
         The range narrows to the marked words: with the monitor on, those the context did not raise (its token
-        marks), else (``head_marks``) those the checker's span head marks (:mod:`faithlint.checkers.span_head`,
+        marks), else (``head_marks``) those the checker's span head marks (:mod:`faithlint.models.checkers.span_head`,
         whose threshold was chosen for flagged sentences); ``data.sentence`` keeps the whole unit for fixes that
         replace or delete it.
         """

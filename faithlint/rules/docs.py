@@ -25,7 +25,7 @@ _MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "default"  # the b
 def grounded_thresholds() -> dict[str, float]:
     """The thresholds calibrated for the bundled checker's grounding (its ``grounding.json``): the defaults while
     ``grounding = "on"`` (the default); the rules' own ``threshold`` applies with grounding off."""
-    from faithlint.grounding import GroundingModel
+    from faithlint.evidence.grounding import GroundingModel
 
     model = GroundingModel.load(_MODEL_DIR)
     return dict(model.thresholds) if model is not None else {}

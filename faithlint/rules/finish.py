@@ -12,14 +12,14 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from faithlint.markdown import line_of
+from faithlint.document.markdown import line_of
 from faithlint.rules.registry import RULES
 from faithlint.types import Finding
 
 if TYPE_CHECKING:
     from faithlint.config import Config
-    from faithlint.markdown import Extracted
-    from faithlint.suppressions import Directive
+    from faithlint.document.markdown import Extracted
+    from faithlint.document.suppressions import Directive
 
 QUOTE_CHARS = 80  # a longer flagged range is cut with "…"
 

@@ -25,7 +25,8 @@ __all__ = ["FaithlintServer", "create_server", "serve"]
 def create_server(linter_factory: Callable[[Any], Any] | None = None,
                   corrector_factory: Callable[[str, Any], Any] | None = None) -> FaithlintServer:
     """A server with every feature registered (``linter_factory`` and ``corrector_factory``, which makes the
-    :class:`~faithlint.correctors.base.SentenceCorrector` of a method for a linter, let tests run without models)."""
+    :class:`~faithlint.fixes.correctors.base.SentenceCorrector` of a
+    method for a linter, let tests run without models)."""
     from faithlint.server.code_actions import CodeActions
     from faithlint.server.commands import Commands
     from faithlint.server.corrections import Corrections

@@ -27,17 +27,18 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from faithlint import __version__, preloading
+from faithlint import __version__
 from faithlint.claims.extractors import extractor_settings, warm_up
 from faithlint.config import Config, linter_key, models_key
-from faithlint.context_index import doc_key
 from faithlint.errors import FaithlintError
+from faithlint.evidence.index import doc_key
+from faithlint.evidence.warm_up import steps as warm_up_steps
+from faithlint.pipeline import preloading
 from faithlint.server import rpc
 from faithlint.server.checking import SHUTDOWN_WAIT_S, Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
 from faithlint.server.feature import Feature, pygls_handler
 from faithlint.server.rpc import FaithlintProtocol
 from faithlint.server.settings import Resolved, Settings
-from faithlint.warm_up import steps as warm_up_steps
 
 log = logging.getLogger("faithlint.server")
 
@@ -71,13 +72,13 @@ class DocState:
 
 
 class Models:
-    """One loaded :class:`~faithlint.linter.Linter` per distinct model setting, created in the worker.
+    """One loaded :class:`~faithlint.pipeline.linter.Linter` per distinct model setting, created in the worker.
 
     Settings that do not change which models are loaded (rules, thresholds, windows) are applied
     per check by swapping ``linter.config`` -- safe because only the worker thread uses linters,
     and the linter's caches are keyed by everything those settings affect. The claim settings are such
     settings too: the linter builds the extractor ``claim_extractor`` names when it changes
-    (:attr:`~faithlint.linter.Linter.claims`); :meth:`_load_claims` only loads it ahead of the check,
+    (:attr:`~faithlint.pipeline.linter.Linter.claims`); :meth:`_load_claims` only loads it ahead of the check,
     with progress shown, since an LLM extractor takes seconds.
     """
 
@@ -136,7 +137,7 @@ class Models:
         self.claims_loaded.add(full)
 
     def _load(self, key: tuple[Any, ...], config: Config) -> Any:
-        from faithlint.linter import Linter
+        from faithlint.pipeline.linter import Linter
 
         progress = self.server.progress_start("faithlint", f"Loading models ({key[0]})")
         t0 = time.perf_counter()

@@ -6,7 +6,7 @@ protocol thread keeps hover, code actions and ``shutdown`` answered while a chec
 
 Per document the scheduler keeps at most one pending check (the newest snapshot). An edit
 resets that document's debounce timer and cancels its in-flight check through the
-``cancelled`` callback the :class:`~faithlint.linter.Linter` polls between stages; a result
+``cancelled`` callback the :class:`~faithlint.pipeline.linter.Linter` polls between stages; a result
 that still comes back for a superseded version is dropped by the caller (``deliver`` gets the
 job, whose ``cancel`` flag and version tell). Tasks submitted with :meth:`Scheduler.submit`
 (model loading) run before any pending check.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from faithlint.drafts import Preparation, Problem, prepare
+from faithlint.inputs.drafts import Preparation, Problem, prepare
 from faithlint.types import ContextDoc, DraftResult
 
 log = logging.getLogger(__name__)
@@ -292,7 +292,7 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
                    cancelled: Callable[[], bool],
                    partial: Callable[[Outcome], None] | None = None) -> Outcome:
     """Pair, load the context and check one draft exactly as ``faithlint check`` would
-    (:func:`faithlint.drafts.prepare`, the one preparation path, on the editor's text).
+    (:func:`faithlint.inputs.drafts.prepare`, the one preparation path, on the editor's text).
 
     Never raises for bad input: problems become :class:`Problem` entries. ``partial`` receives an
     outcome for the first sentences of a long draft before the whole draft is done.

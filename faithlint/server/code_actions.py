@@ -1,4 +1,4 @@
-"""Quick fixes for faithlint diagnostics: the core's correctors (:mod:`faithlint.fixes`) as LSP code actions.
+"""Quick fixes for faithlint diagnostics: the core's correctors (:mod:`faithlint.fixes.edits`) as LSP code actions.
 
 Correctors are pluggable so later fixers (RAC-style rewriting, FOD-style deletion of unsupported
 facts, ...) can register without touching this module::
@@ -23,7 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 
-from faithlint.fixes import Edit, FixTarget, builtin_correctors
+from faithlint.fixes.edits import Edit, FixTarget, builtin_correctors
 from faithlint.server.app import FaithlintServer
 from faithlint.server.diagnostics import SOURCE
 from faithlint.server.feature import Feature, Handler

@@ -6,8 +6,8 @@ The flow, for a faithlint diagnostic of a flagged sentence (FL100/FL110/FL200/FL
    with ``{uri, version, method, range, code}`` (``range``: the diagnostic's code-point span), to clients that
    can apply an edit the server sends (``workspace.applyEdit``). Nothing runs while the menu opens.
 2. **Run.** ``workspace/executeCommand faithlint.correct`` refuses a stale version (ContentModified), then
-   runs the corrector (:func:`faithlint.correctors.run.corrector_for`, the
-   :class:`~faithlint.correctors.base.SentenceCorrector` protocol) on the checker's worker thread -- the
+   runs the corrector (:func:`faithlint.fixes.correctors.run.corrector_for`, the
+   :class:`~faithlint.fixes.correctors.base.SentenceCorrector` protocol) on the checker's worker thread -- the
    models are not made for concurrent use, and the protocol thread keeps answering -- on the same text,
    context, query and settings a check reads (:meth:`~faithlint.server.app.FaithlintServer.linter_for_snapshot`,
    :func:`~faithlint.server.checking.prepare_snapshot`). A cancellable ``$/progress`` shows the corrector's
@@ -41,10 +41,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInvalidParams
 
-from faithlint.correctors.base import FLAGS
-from faithlint.correctors.base import Corrections as Corrected
 from faithlint.errors import Cancelled, FaithlintError
-from faithlint.fixes import Edit, shorten
+from faithlint.fixes.correctors.base import FLAGS
+from faithlint.fixes.correctors.base import Corrections as Corrected
+from faithlint.fixes.edits import Edit, shorten
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.checking import Snapshot, prepare_snapshot
 from faithlint.server.code_actions import ActionContext, CodeActions
@@ -72,7 +72,7 @@ CorrectorFactory = Callable[[str, Any], Any]
 
 
 def default_corrector(method: str, linter: Any) -> Any:
-    from faithlint.correctors.run import corrector_for
+    from faithlint.fixes.correctors.run import corrector_for
 
     return corrector_for(method, linter)
 
@@ -372,7 +372,8 @@ class Corrections(Feature):
         return self._deliver(run, snap, result, name)
 
     async def _run_in_worker(self, run: Run, snap: Snapshot, progress: RunProgress | None) -> Any:
-        """The corrector's :class:`~faithlint.correctors.base.Corrections` (or the exception it raised), run on the
+        """The corrector's :class:`~faithlint.fixes.correctors.base.Corrections` (or the exception it raised), run on
+        the
         checker's worker."""
         ls = self.server
         loop = asyncio.get_running_loop()

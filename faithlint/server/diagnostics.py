@@ -22,7 +22,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from faithlint.fixes import finding_data as core_finding_data
+from faithlint.fixes.edits import finding_data as core_finding_data
 from faithlint.rules.registry import RULES
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.checking import Outcome
@@ -39,7 +39,7 @@ SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.Diagnostic
 
 
 def finding_data(f: Finding, text: str, uri: str, version: int | None) -> dict[str, Any]:
-    """What code actions and hovers need from a finding (:func:`faithlint.fixes.finding_data`), and where it is."""
+    """What code actions and hovers need from a finding (:func:`faithlint.fixes.edits.finding_data`) and where."""
     return {"uri": uri, "version": version, **core_finding_data(f, text)}
 
 

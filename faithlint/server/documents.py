@@ -12,8 +12,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from faithlint.discovery import DRAFT_SUFFIXES
-from faithlint.pairing import is_context_file
+from faithlint.inputs.discovery import DRAFT_SUFFIXES
+from faithlint.inputs.pairing import is_context_file
 from faithlint.server.app import DocState
 from faithlint.server.checking import SHUTDOWN_WAIT_S
 from faithlint.server.feature import Feature, Handler

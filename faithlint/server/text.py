@@ -2,7 +2,7 @@
 
 faithlint reports code-point offsets into the document text; LSP positions count UTF-16 code
 units by default (UTF-8 or UTF-32 when negotiated). Lines come from
-:class:`faithlint.positions.LineIndex`, which breaks lines exactly where LSP does (``\\r\\n``,
+:class:`faithlint.document.positions.LineIndex`, which breaks lines exactly where LSP does (``\\r\\n``,
 ``\\n``, ``\\r``) -- unlike ``str.splitlines``, which also breaks on U+2028, form feeds, etc.
 Units per character come from pygls' :class:`~pygls.workspace.PositionCodec`, so the encoding
 chosen during ``initialize`` is honoured without any hand-written UTF-16 arithmetic.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
-from faithlint.positions import LineIndex
+from faithlint.document.positions import LineIndex
 
 
 class DocumentIndex:

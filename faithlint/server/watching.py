@@ -19,7 +19,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from faithlint.pairing import SIBLING_FILE_SUFFIXES, context_candidates
+from faithlint.inputs.pairing import SIBLING_FILE_SUFFIXES, context_candidates
 from faithlint.server.app import DocState, FaithlintServer
 from faithlint.server.feature import Feature, Handler
 

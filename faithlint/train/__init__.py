@@ -8,6 +8,6 @@
 - :mod:`faithlint.train.ragtruth`: the RAGTruth split by source into training, calibration and development parts.
 
 Nothing is imported here, so ``import faithlint.train.splits`` stays light (no torch, no spaCy). The package
-imports only the core library (never ``faithlint.cli``, ``faithlint.server`` or ``faithlint.watch``;
+imports only the core library (never ``faithlint.cli.app``, ``faithlint.server`` or ``faithlint.watch``;
 ``lint-imports`` checks it).
 """

@@ -93,10 +93,10 @@ def featurize_rows(named_rows: Iterable[tuple[str, list[dict[str, Any]]]], out: 
                    surrogate: str | None = None, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """Append the dump line of every (file name, row) not yet in ``out`` (so an interrupted run resumes);
     returns what was done (sentences, seconds, the surrogate's name)."""
-    from faithlint.checkers.surrogate import load_surrogate
     from faithlint.config import Config
-    from faithlint.linter import Linter
+    from faithlint.models.checkers.surrogate import load_surrogate
     from faithlint.monitor.featurize import Featurizer
+    from faithlint.pipeline.linter import Linter
 
     linter = Linter(Config())
     linter.load()

@@ -19,9 +19,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from faithlint.sentences import Span
+from faithlint.document.sentences import Span
+from faithlint.evidence.windows import build_windows
 from faithlint.train.example import Example
-from faithlint.windows import build_windows
 
 SWAPPABLE = {"PERSON", "ORG", "GPE", "LOC", "NORP", "DATE", "TIME", "CARDINAL", "MONEY",
              "PERCENT", "QUANTITY", "ORDINAL", "EVENT", "FAC", "PRODUCT", "WORK_OF_ART"}
@@ -189,7 +189,7 @@ class Synthesizer:
         return None
 
     def record_examples(self, root: Any, doc_id: str, per_doc: int = 8) -> list[Example]:
-        """``data_to_text`` examples from a parsed JSON/YAML/CSV document (:mod:`faithlint.structured`)."""
+        """``data_to_text`` examples from a parsed JSON/YAML/CSV document (:mod:`faithlint.inputs.structured`)."""
         from faithlint.train import synth_kinds as sk
 
         if self.kinds is None or "data_to_text" not in self.kinds:

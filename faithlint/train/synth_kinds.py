@@ -5,7 +5,7 @@
 - ``fusion`` (entailment): two sentences of the premise fused into one with "and", "while" or a relative
   clause ("Acme, which employs 200 people, was founded in 1990.");
 - ``data_to_text``: statements written from JSON/YAML/CSV records (the premise is their verbalisation,
-  :mod:`faithlint.structured`): entailed, with one value swapped for another record's (contradiction), or
+  :mod:`faithlint.inputs.structured`): entailed, with one value swapped for another record's (contradiction), or
   with an attribute the record does not have added (neutral);
 - ``mixed`` (neutral): a supported clause joined to an unsupported one.
 
@@ -22,8 +22,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from faithlint.record_phrases import VERB_KEYS, key_words
-from faithlint.structured import Node, Verbaliser, verbalise
+from faithlint.inputs.record_phrases import VERB_KEYS, key_words
+from faithlint.inputs.structured import Node, Verbaliser, verbalise
 from faithlint.train.example import Example
 
 SYNONYMS: dict[str, tuple[str, set[str]]] = {  # word -> (synonym, parts of speech where it is one)

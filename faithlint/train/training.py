@@ -143,7 +143,7 @@ def predict(model: Any, tok: Any, rows: Sequence[dict], max_length: int, batch_s
     """Logits (N, 3) in LABELS order for premise/hypothesis rows (``bf16``: as the checker runs bf16)."""
     import torch
 
-    from faithlint.checkers.nli import precision_context
+    from faithlint.models.checkers.nli import precision_context
 
     enc = _encode(tok, rows, max_length)
     order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
@@ -283,7 +283,7 @@ def pairs_per_second(model: Any, length: int = 128, batch: int = 32, reps: int =
     """CPU throughput of a sequence classifier on random token ids (export choice and bench/throughput.py)."""
     import torch
 
-    from faithlint.checkers.nli import precision_context
+    from faithlint.models.checkers.nli import precision_context
 
     ids = torch.randint(1000, 20000, (batch, length))
     am = torch.ones_like(ids)

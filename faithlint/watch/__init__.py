@@ -5,8 +5,9 @@ How it works
 * Drafts are found like ``faithlint check FOLDER`` finds them (``.md``/``.markdown``/``.mdx``/``.txt``, not
   context files, not hidden, not inside ``*.context/`` or ``*.sources/``), narrowed by ``--include`` /
   ``--exclude`` globs (relative to the watched folder, ``**`` spans folders) and by ``.gitignore`` files.
-* Each draft is paired with its context exactly as the CLI pairs it (:func:`faithlint.drafts.prepare_draft`, built on
-  :func:`faithlint.pairing.resolve_pairing`), and the watcher remembers which files and folders that pairing
+* Each draft is paired with its context exactly as the CLI pairs it
+  (:func:`faithlint.inputs.drafts.prepare_draft`, built on
+  :func:`faithlint.inputs.pairing.resolve_pairing`), and the watcher remembers which files and folders that pairing
   read (plus every sibling that *could* pair with it, and the config file).
 * A watchdog observer only records which paths were touched. The main loop waits until the file system has
   been quiet for ``debounce`` seconds (at most ``max_delay`` after the first event), then looks at the disk as
@@ -24,15 +25,15 @@ run the real watcher with a cheap fake linter.
 
 Modules
 -------
-``paths`` (path tests and names), ``discovery`` (which files are drafts: :mod:`faithlint.discovery`'s, narrowed),
+``paths`` (path tests and names), ``discovery`` (which files are drafts: :mod:`faithlint.inputs.discovery`'s, narrowed),
 ``state`` (:class:`WatchOptions`, :class:`DraftState`), ``dependencies`` (what a check reads, which drafts a
 change affects), ``reports`` (``--report-dir``), ``display`` (live table and log lines), ``observer``
-(watchdog and debouncing), ``watcher`` (:class:`Watcher`, the main loop), ``command`` (options and entry point).
+(watchdog and debouncing), ``watcher`` (:class:`Watcher`, the main loop). The ``watch`` command's options and
+entry point are in :mod:`faithlint.cli.watch`.
 """
 
-from faithlint.context import display_path
-from faithlint.discovery import IgnoreRules
-from faithlint.watch.command import add_arguments, run_from_args
+from faithlint.inputs.context import display_path
+from faithlint.inputs.discovery import IgnoreRules
 from faithlint.watch.display import Display
 from faithlint.watch.paths import CONFIG_NAMES, DRAFT_SUFFIXES
 from faithlint.watch.reports import atomic_write
@@ -47,8 +48,6 @@ __all__ = [
     "IgnoreRules",
     "WatchOptions",
     "Watcher",
-    "add_arguments",
     "atomic_write",
     "display_path",
-    "run_from_args",
 ]

@@ -1,7 +1,7 @@
 """What a draft's check depends on, and which drafts a batch of touched paths affects.
 
-Each draft is paired with its context exactly as the CLI pairs it (:func:`faithlint.drafts.prepare_draft`, built
-on :func:`faithlint.pairing.resolve_pairing`); the watcher remembers which files and folders that pairing read,
+Each draft is paired with its context exactly as the CLI pairs it (:func:`faithlint.inputs.drafts.prepare_draft`, built
+on :func:`faithlint.inputs.pairing.resolve_pairing`); the watcher remembers which files and folders that pairing read,
 plus every sibling that *could* pair with it, and the config file. Before checking, a :func:`signature` of
 everything the check depends on (draft text, query, context texts, settings) is compared with the last one, so
 a touched-but-unchanged file costs a read, not a check.
@@ -15,13 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from faithlint.pairing import context_candidates
+from faithlint.inputs.pairing import context_candidates
 from faithlint.watch.paths import CONFIG_NAMES, norm, under
 
 if TYPE_CHECKING:  # annotations only
     from faithlint.config import Config
-    from faithlint.drafts import PreparedDraft
-    from faithlint.pairing import Pairing
+    from faithlint.inputs.drafts import PreparedDraft
+    from faithlint.inputs.pairing import Pairing
     from faithlint.watch.state import DraftState
 
 

@@ -1,6 +1,6 @@
 """Which files ``faithlint watch`` treats as drafts, and finding them all below the watched folders.
 
-Drafts are found as ``faithlint check FOLDER`` finds them (:mod:`faithlint.discovery`: ``.md``/``.markdown``/
+Drafts are found as ``faithlint check FOLDER`` finds them (:mod:`faithlint.inputs.discovery`: ``.md``/``.markdown``/
 ``.mdx``/``.txt``, not hidden below the folder, not context files, not ignored by ``.gitignore``), narrowed by
 ``--include`` / ``--exclude`` globs (relative to the watched folder, ``**`` spans folders) and without editors'
 scratch files or the report folder.
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from faithlint.context import display_path
-from faithlint.discovery import DRAFT_SUFFIXES, IgnoreRules, skipped_below, under, walk_drafts
-from faithlint.pairing import match_glob
+from faithlint.inputs.context import display_path
+from faithlint.inputs.discovery import DRAFT_SUFFIXES, IgnoreRules, skipped_below, under, walk_drafts
+from faithlint.inputs.pairing import match_glob
 from faithlint.watch.paths import is_temp_name, root_of
 
 

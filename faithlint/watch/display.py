@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from faithlint.context import display_path
+from faithlint.inputs.context import display_path
 from faithlint.rules.registry import RULES
 from faithlint.types import SEVERITY_RANK
 from faithlint.watch.state import DraftState

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from faithlint.context import display_path
 from faithlint.errors import FaithlintError
+from faithlint.inputs.context import display_path
 from faithlint.watch.paths import git_internal, norm, root_of, under
 
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from faithlint.discovery import DRAFT_SUFFIXES, under
+from faithlint.inputs.discovery import DRAFT_SUFFIXES, under
 
 __all__ = ["CONFIG_NAMES", "DRAFT_SUFFIXES", "draft_display", "git_internal", "is_temp_name", "norm", "root_of",
            "under"]
@@ -44,7 +44,7 @@ def is_temp_name(name: str) -> bool:
 def draft_display(path: Path) -> str:
     """How a draft is named in messages and reports: relative to the cwd with ``/`` separators when below it.
 
-    Not :func:`faithlint.context.display_path` on purpose: ``path`` is absolute and unresolved (a symlinked
+    Not :func:`faithlint.inputs.context.display_path` on purpose: ``path`` is absolute and unresolved (a symlinked
     draft keeps its own name), the cwd is tried resolved first and then as given, and separators are always
     ``/`` (the name goes into the JSON reports).
     """

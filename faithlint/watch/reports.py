@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from faithlint.context import display_path
-from faithlint.disk_cache import atomic_write as write_atomically
+from faithlint.cache.disk import atomic_write as write_atomically
+from faithlint.inputs.context import display_path
 from faithlint.watch.paths import root_of, under
 from faithlint.watch.state import DraftState
 
@@ -56,7 +56,7 @@ class ReportWriter:
 
     def write(self, st: DraftState, drafts: Mapping[Path, DraftState]) -> None:
         """Bring ``st``'s reports up to date (an error report when it could not be checked)."""
-        from faithlint.formats import render
+        from faithlint.report.formats import render
 
         paths = self.paths(st.path)
         wanted: dict[str, str | None] = {}

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from faithlint.api import check_prepared
-from faithlint.cli_common import _Configs
 from faithlint.config import linter_key
-from faithlint.context import display_path, source_texts
-from faithlint.discovery import IgnoreRules
-from faithlint.drafts import prepare_draft
 from faithlint.errors import FaithlintError, InputError, ModelError
-from faithlint.options import fails
+from faithlint.inputs.configs import DraftConfigs
+from faithlint.inputs.context import display_path, source_texts
+from faithlint.inputs.discovery import IgnoreRules
+from faithlint.inputs.drafts import prepare_draft
+from faithlint.types import fails
 from faithlint.watch.dependencies import affected, config_touched, dependencies, signature
 from faithlint.watch.discovery import DraftFinder
 from faithlint.watch.display import Display, check_line, severity_style, summary_table
@@ -55,7 +55,7 @@ class Watcher:
         self.display = Display(console, options.live)
         self.ignore = IgnoreRules(self.roots, options.gitignore)
         self.drafts: dict[Path, DraftState] = {}
-        self.configs = _Configs(options.config, options.overrides)
+        self.configs = DraftConfigs(options.config, options.overrides)
         # the watched folder's settings: a broken config stops the start; each draft reads its own (_settings)
         self.config, self.config_path = self._load_config()
         self._linters: dict[tuple[Any, ...], Any] = {}  # one per model setting, shared by drafts' configs
@@ -328,6 +328,6 @@ class Watcher:
 
 
 def _default_factory(config: Config) -> Any:
-    from faithlint.linter import Linter
+    from faithlint.pipeline.linter import Linter
 
     return Linter(config)

@@ -31,7 +31,7 @@ ALIGNED_KINDS = frozenset({"number", "money", "percent", "quantity"})  # figures
 def _default_nlp() -> Any | None:
     """Load the English pipeline once per process; None when spaCy or the model is missing."""
     try:
-        from faithlint.sentences import load_pipeline
+        from faithlint.document.sentences import load_pipeline
 
         return load_pipeline(SPACY_MODEL)
     except (ImportError, OSError, ValueError):

@@ -8,7 +8,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from faithlint.evidence import CITATION, without_citations
+from faithlint.evidence.pieces import CITATION, without_citations
 
 from .model import Value, _Analysis, _Claims, _Item
 from .normalise import (

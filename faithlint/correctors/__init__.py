@@ -1,1 +1,0 @@
-"""Correctors that compute fixes with models (RAC); the cheap, finding-local ones live in :mod:`faithlint.fixes`."""

@@ -1,0 +1,1 @@
+"""The draft as text: Markdown and front matter, suppressions, sentences, checkable units, positions."""

@@ -1,0 +1,1 @@
+"""Edits to a draft: applying fixes (edits) and the RAC/FOD correctors."""

@@ -1,0 +1,1 @@
+"""Reading what a check needs from disk: drafts, context files, structured records, pairing, discovery."""

@@ -1,0 +1,77 @@
+"""The bundled checker's graph on OpenVINO: the same ``model.onnx``, about twice as fast in bfloat16.
+
+ONNX Runtime has no bfloat16 kernels for x86 CPUs, so a CPU with native bfloat16 (AVX-512 BF16, AMX) ran the
+checker in fp32 at half its speed. OpenVINO reads the exported graph as it is and runs its matrix products in
+bfloat16 where the CPU has them natively (and where the model asks for it: ``faithlint_quantize`` in its
+``config.json``), in fp32 elsewhere. Everything but the graph run (tokenizer, truncation, chunking, the
+temperature, the pair bookkeeping) is :class:`~faithlint.models.checkers.onnx_checker.ONNXChecker`'s.
+
+In bfloat16 every pair runs alone: a batch padded to its longest pair changes the accumulation order of the
+matrix products and so a score's third decimal, which would make a sentence's verdict depend on which other
+sentences were checked with it. On two threads a lone pair costs about what a batched one does. Inputs are
+padded to a multiple of 8 tokens (a pair's own length decides, so verdicts stay batch-independent): OpenVINO
+keeps compiled kernels per input shape, and one per length had grown a batch run by ~400 MB.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faithlint.errors import ModelError, first_line
+from faithlint.models.checkers.nli import length_batches
+from faithlint.models.checkers.onnx_checker import STATES, ONNXChecker
+from faithlint.models.checkers.openvino_core import core, native_bf16
+
+
+def wants_bf16(precision: str, config: dict[str, Any]) -> bool:
+    """``precision`` bf16 insists; auto follows the model's ``faithlint_quantize`` where the CPU has bf16."""
+    if precision == "bf16":
+        return True
+    return precision == "auto" and config.get("faithlint_quantize") == "bf16" and native_bf16()
+
+
+class OpenVINOChecker(ONNXChecker):
+    """The exported checker graph (fp32 ``model.onnx``) compiled by OpenVINO for this CPU."""
+
+    runtime = "openvino"
+    # OpenVINO keeps a compiled kernel set per input shape: unpadded, a batch run's ~200 lengths cost ~400 MB
+    pad_multiple = 8
+
+    @staticmethod
+    def _graph_precision(precision: str) -> str:
+        return "fp32"  # bf16 is a compile setting of the fp32 graph
+
+    def _open(self, graph: Path, precision: str, config: dict[str, Any]) -> str | None:
+        if precision == "int8":
+            raise ModelError("OpenVINO runs the checker in fp32 or bf16; precision 'int8' runs on ONNX Runtime")
+        bf16 = wants_bf16(precision, config)
+        props = {"INFERENCE_NUM_THREADS": self.threads, "PERFORMANCE_HINT": "LATENCY",
+                 "INFERENCE_PRECISION_HINT": "bf16" if bf16 else "f32",
+                 # unpinned: an editor and its other servers share these cores (pinning measured no faster here)
+                 "ENABLE_CPU_PINNING": False}
+        try:
+            ov_core = core()
+            compiled = ov_core.compile_model(ov_core.read_model(str(graph)), "CPU", props)
+        except Exception as exc:  # openvino raises its own exception types
+            raise ModelError(f"{graph}: OpenVINO cannot load the graph: {first_line(exc)}") from exc
+        self._request = compiled.create_infer_request()
+        self._inputs = {name for port in compiled.inputs for name in port.get_names()}
+        names = [port.get_names() for port in compiled.outputs]
+        self._logits_port = next(i for i, n in enumerate(names) if "logits" in n)
+        self._states_port = next((i for i, n in enumerate(names) if STATES in n), None)
+        self._has_states = self._states_port is not None
+        return "bf16" if bf16 else None
+
+    def _logits(self, batch: dict[str, np.ndarray]) -> np.ndarray:
+        # copied: the request reuses its buffers
+        return np.array(self._request.infer(batch)[self._logits_port], dtype=np.float32)
+
+    def _logits_and_states(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        got = self._request.infer(batch)
+        return np.array(got[self._logits_port], dtype=np.float32), np.array(got[self._states_port], dtype=np.float32)
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        return length_batches(lengths, 1 if self.quantize == "bf16" else self.batch_size)

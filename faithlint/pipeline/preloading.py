@@ -1,0 +1,96 @@
+"""Models loaded before the first check asks for them: the language server's cold start.
+
+Without it the server loads its models only once the client has said hello and sent its settings, about a
+second after the process starts, while pygls and spaCy import. OpenVINO and ONNX Runtime build their
+sessions mostly without holding the GIL, so started with the process they load on the second core while
+those imports run. Which models the workspace wants is not known yet, so the default settings' models are
+loaded; the first check takes them when its settings load the same ones, and otherwise they are released.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from faithlint.config import Config
+
+log = logging.getLogger(__name__)
+
+_LOCK = threading.Lock()
+_pending: _Preload | None = None
+_dropped: Any = None  # a preloaded linter the first load did not take
+
+
+class _Preload:
+    def __init__(self, config: Config | None) -> None:
+        self.config = config
+        self.linter: Any = None
+        self.thread = threading.Thread(target=self._run, name="faithlint-preload", daemon=True)
+
+    def _run(self) -> None:
+        try:  # the imports too: they hold the GIL, and this thread may start before the CLI has imported them
+            from faithlint.config import Config
+            from faithlint.pipeline.linter import Linter
+
+            self.config = self.config or Config()
+            linter = Linter(self.config)
+            _ = linter.checker, linter.relevance
+            self.linter = linter
+        except Exception as exc:  # the check that needs these models loads them again and reports the error
+            log.info("preloading the default models failed: %s", exc)
+
+
+def start(config: Config | None = None) -> None:
+    """Start loading ``config``'s models (the defaults) on a daemon thread, and the spaCy pipeline on another (every
+    check needs it, it is the slowest to load); one preload per process."""
+    global _pending
+    from faithlint.document.sentences import preload_spacy
+
+    with _LOCK:
+        if _pending is not None:
+            return
+        preload_spacy()
+        _pending = _Preload(config)
+        _pending.thread.start()
+
+
+def take(config: Config, key: Callable[[Config], Hashable]) -> Any | None:
+    """The preloaded linter if ``config`` loads the same models (``key`` says which settings do), else None.
+
+    Either way the preload is over, once its load has finished (a workspace with its own model waits for
+    it, up to about a second). A linter for other models is dropped; :func:`settle` then releases its
+    checker from the process's model cache unless the new linter uses the same one."""
+    global _pending, _dropped
+    with _LOCK:
+        got, _pending = _pending, None
+    if got is None:
+        return None
+    got.thread.join()  # the models are needed now either way (spaCy goes on loading on its own thread)
+    if got.linter is not None and key(got.config) == key(config):
+        return got.linter
+    _dropped = got.linter
+    return None
+
+
+def settle(used_checker: Any) -> None:
+    """After the first load: release a dropped preload's checker unless it is ``used_checker``, so a workspace
+    with its own model does not keep the default one in memory."""
+    global _dropped
+    with _LOCK:
+        dropped, _dropped = _dropped, None
+    checker = getattr(dropped, "_checker", None)
+    if checker is not None and checker is not used_checker:
+        from faithlint.pipeline.linter import release_checker
+
+        release_checker(checker)
+
+
+def wait(timeout: float) -> None:
+    """Give a preload nobody took up to ``timeout`` seconds to finish (a server told to exit before its first
+    check): a process that exits while a daemon thread is inside a native model build can abort."""
+    got = _pending
+    if got is not None:
+        got.thread.join(timeout)

@@ -1,0 +1,1 @@
+"""Output formats: one registry of renderers (text, JSON, SARIF, GitHub, HTML...)."""
