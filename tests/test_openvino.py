@@ -70,7 +70,7 @@ def test_a_broken_graph_is_a_one_line_model_error(tmp_path):
     folder = tmp_path / "model"
     folder.mkdir()
     for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
-        (folder / name).write_bytes((Path(openvino_checker.__file__).parents[1] / "models" / "default" / name)
+        (folder / name).write_bytes((Path(openvino_checker.__file__).parents[1] / "default" / name)
                                     .read_bytes())
     (folder / "model.onnx").write_bytes(b"not a graph")
     with pytest.raises(ModelError) as err:
