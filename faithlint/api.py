@@ -66,9 +66,9 @@ def context_docs(context: ContextLike, max_bytes: int | None = None) -> list[Con
     if isinstance(context, str):
         return [ContextDoc("context", context)]
     if isinstance(context, Path):
-        from faithlint.inputs.files import load_context_checked
+        from faithlint.inputs.context import load_context
 
-        return load_context_checked([context], max_bytes)
+        return load_context([context], max_bytes)
     if isinstance(context, Mapping):
         return [ContextDoc(str(k), _text(v, f"context[{k!r}]")) for k, v in context.items()]
     if isinstance(context, Iterable):

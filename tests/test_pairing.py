@@ -162,7 +162,7 @@ def test_context_candidates() -> None:
 @pytest.mark.parametrize("suffix", [".context.yaml", ".context.csv"])
 def test_structured_sibling_pairs_and_is_verbalised(tmp_path: Path, suffix: str) -> None:
     """answer.context.yaml / .csv next to a draft pair with it, and their records are read as sentences."""
-    from faithlint.inputs.files import load_context_checked
+    from faithlint.inputs.context import load_context
 
     yaml, csv = "name: Riverside Library\nrating: 4.5\n", "name,rating\nRiverside Library,4.5\n"
     body = yaml if suffix.endswith("yaml") else csv
@@ -170,7 +170,7 @@ def test_structured_sibling_pairs_and_is_verbalised(tmp_path: Path, suffix: str)
     touch(tmp_path / "answer.md", "It has a rating of 4.5.\n")
     result = pair(tmp_path / "answer.md")
     assert result.how == "sibling" and [p.name for p in result.context] == [f"answer{suffix}"]
-    docs = load_context_checked(result.context, 10**6)
+    docs = load_context(result.context, 10**6)
     assert "4.5" in docs[0].text and "rating" in docs[0].text.lower()
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from faithlint.document.sentences import Span, split_rule_based
-from faithlint.evidence.relevance import LexicalRelevance, select
+from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.evidence.selection import select
 from faithlint.evidence.windows import build_windows, token_budget
 from faithlint.pipeline.aggregators import aggregate
 from faithlint.pipeline.linter import scale_1_5

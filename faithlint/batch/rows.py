@@ -43,7 +43,7 @@ class Summary:
 def parse_pair(line: str, where: str, base: Path, max_bytes: int, allow_no_context: bool = False) -> dict[str, Any]:
     """One input line as ``{id, text, context, query, files}`` or an InputError starting with ``where``.
     ``base``: the folder relative ``context_files`` are read from (the pairs file's)."""
-    from faithlint.inputs.files import load_context_checked
+    from faithlint.inputs.context import load_context
     from faithlint.inputs.structured import context_from_string
     from faithlint.types import ContextDoc
 
@@ -74,7 +74,7 @@ def parse_pair(line: str, where: str, base: Path, max_bytes: int, allow_no_conte
         if not isinstance(files, list) or not all(isinstance(x, str) for x in files):
             raise InputError(f"{where}: 'context_files' must be a list of paths")
         paths = [(base / f) if not Path(f).is_absolute() else Path(f) for f in files]
-        ctx += load_context_checked(paths, max_bytes)
+        ctx += load_context(paths, max_bytes)
     query = obj.get("query")
     if query is not None and not isinstance(query, str):
         raise InputError(f"{where}: 'query' must be a string")

@@ -21,8 +21,20 @@ from functools import lru_cache
 
 import numpy as np
 
-from faithlint.evidence.relevance import content_words
 from faithlint.types import Evidence
+
+# Words that carry no fact: left out of relevance, grounding, the monitor's features and FL400's common ground.
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset(
+    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that these "
+    "those he she they we you i his her their our your my me him them us not no so than then there here which who "
+    "whom what when where why how all any both each few more most other some such only own same too very can will "
+    "just do does did has have had also into over under about after before between during out up down".split())
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS}
+
 
 PIECE_TOKENS = 48  # short lines (JSON records, tables) are packed up to this size; longer sentences are cut
 GAP = " \u2026 "

@@ -13,17 +13,16 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import re
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from cachetools import LRUCache
 
+from faithlint.evidence.pieces import content_words
 from faithlint.lazy_imports import import_torch
 
 if TYPE_CHECKING:
@@ -32,18 +31,6 @@ if TYPE_CHECKING:
 def _text_key(text: str) -> str:
     """A text's key in the embedding caches."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that these "
-    "those he she they we you i his her their our your my me him them us not no so than then there here which who "
-    "whom what when where why how all any both each few more most other some such only own same too very can will "
-    "just do does did has have had also into over under about after before between during out up down".split())
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS}
 
 
 class LexicalRelevance:
@@ -252,36 +239,3 @@ def load_relevance(kind: str = "embedding", runtime: str = "auto", threads: int 
         if ok or runtime == "onnx":
             return OnnxEmbeddingRelevance(threads=threads)
     return EmbeddingRelevance()
-
-
-@dataclass(frozen=True)
-class Selection:
-    indices: list[int]  # into the candidate list, in original (document) order
-    weights: list[float]  # renormalised over the selection
-
-
-def select(relevance: np.ndarray, method: str = "topp", top_k: int = 3, top_p: float = 0.9,
-           max_windows: int = 4, temperature: float = 0.05) -> Selection:
-    """Pick windows for one sentence from its relevance row."""
-    n = len(relevance)
-    if n == 0:
-        return Selection([], [])
-    z = (relevance - relevance.max()) / temperature
-    p = np.exp(z)
-    p /= p.sum()
-    order = np.argsort(-p, kind="stable")
-    if method == "topk":
-        chosen = list(order[:max(1, min(top_k, max_windows))])
-    elif method == "topp":
-        chosen, mass = [], 0.0
-        for i in order:
-            chosen.append(int(i))
-            mass += float(p[i])
-            if mass >= top_p or len(chosen) >= max_windows:
-                break
-    else:
-        raise ValueError(f"unknown selection method {method!r}")
-    chosen = sorted(int(i) for i in chosen)
-    w = np.array([p[i] for i in chosen], dtype=np.float64)
-    w = w / w.sum() if w.sum() > 0 else np.full(len(chosen), 1 / len(chosen))
-    return Selection(chosen, [float(x) for x in w])

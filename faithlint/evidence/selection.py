@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from faithlint.evidence.pieces import LEXICAL_WEIGHT, Piece, assemble, lexical_overlap, premise_text
-from faithlint.evidence.relevance import select
 from faithlint.evidence.windows import Window
 from faithlint.types import ContextDoc, Evidence
 
@@ -214,3 +213,38 @@ def claim(sentence: str, query: str | None, mode: str) -> str:
         q = query.strip().rstrip("?").strip()
         return f"The answer to the question \u201c{q}?\u201d is: {sentence}"
     return sentence
+
+
+@dataclass(frozen=True)
+class WindowPick:
+    """The windows chosen for one unit from its relevance row, and their weights."""
+
+    indices: list[int]  # into the candidate list, in original (document) order
+    weights: list[float]  # renormalised over the selection
+
+
+def select(relevance: np.ndarray, method: str = "topp", top_k: int = 3, top_p: float = 0.9,
+           max_windows: int = 4, temperature: float = 0.05) -> WindowPick:
+    """Pick windows for one sentence from its relevance row."""
+    n = len(relevance)
+    if n == 0:
+        return WindowPick([], [])
+    z = (relevance - relevance.max()) / temperature
+    p = np.exp(z)
+    p /= p.sum()
+    order = np.argsort(-p, kind="stable")
+    if method == "topk":
+        chosen = list(order[:max(1, min(top_k, max_windows))])
+    elif method == "topp":
+        chosen, mass = [], 0.0
+        for i in order:
+            chosen.append(int(i))
+            mass += float(p[i])
+            if mass >= top_p or len(chosen) >= max_windows:
+                break
+    else:
+        raise ValueError(f"unknown selection method {method!r}")
+    chosen = sorted(int(i) for i in chosen)
+    w = np.array([p[i] for i in chosen], dtype=np.float64)
+    w = w / w.sum() if w.sum() > 0 else np.full(len(chosen), 1 / len(chosen))
+    return WindowPick(chosen, [float(x) for x in w])

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from faithlint.errors import InputError
+from faithlint.inputs.files import require_regular
 from faithlint.types import ContextDoc, DraftResult, Evidence
 
 CONTEXT_EXTENSIONS: tuple[str, ...] = (".txt", ".md", ".markdown", ".json", ".yaml", ".yml", ".csv", ".tsv")
@@ -134,7 +135,7 @@ def flatten_json(obj: Any) -> str:
 
 # --- context loading --------------------------------------------------------------------------------
 
-def _expand_folder(folder: Path) -> list[Path]:
+def context_files(folder: Path) -> list[Path]:
     """Context files below ``folder``, sorted, hidden files and folders skipped."""
 
     def fail(exc: OSError) -> None:
@@ -164,22 +165,32 @@ def _load_one(path: Path, max_bytes: int) -> ContextDoc:
     return ContextDoc(source=source, text=text)
 
 
-def load_context(paths: list[Path], max_bytes: int) -> list[ContextDoc]:
-    """Context documents for ``paths`` (files or folders), each file once, in the order given."""
-    docs: list[ContextDoc] = []
+def load_context(paths: Sequence[Path], max_bytes: int) -> list[ContextDoc]:
+    """Context documents for ``paths`` (files or folders), each file once, in the order given.
+
+    The one context loader of every wrapper. A FIFO, socket or device is refused before it is opened (reading one
+    would block for good), and a JSON file nested deeper than the reader's recursion limit is a one-line error
+    naming it, not a RecursionError.
+    """
+    files: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
         given = Path(given)
-        files = _expand_folder(given) if given.is_dir() else [given]
-        for path in files:
+        for path in context_files(given) if given.is_dir() else [given]:
+            require_regular(path, "context file")
             try:
                 key = path.resolve()
             except OSError:
                 key = path.absolute()
-            if key in seen:
-                continue
-            seen.add(key)
+            if key not in seen:
+                seen.add(key)
+                files.append(path)
+    docs: list[ContextDoc] = []
+    for path in files:
+        try:
             docs.append(_load_one(path, max_bytes))
+        except RecursionError:
+            raise InputError(f"{path}: nested too deeply to read (more levels than the JSON reader allows)") from None
     return docs
 
 

@@ -160,10 +160,10 @@ def prepare(draft: Path | None, config: Config, config_path: Path | None, *, tex
 
 def _load_context(paths: Sequence[Path], max_bytes: int) -> tuple[list[ContextDoc], list[Problem]]:
     """All context documents of ``paths``; when some cannot be read, the others, and one problem per bad path."""
-    from faithlint.inputs.files import load_context_checked
+    from faithlint.inputs.context import load_context
 
     try:
-        return load_context_checked(paths, max_bytes), []
+        return load_context(paths, max_bytes), []
     except (FaithlintError, OSError):
         pass
     docs: list[ContextDoc] = []
@@ -171,7 +171,7 @@ def _load_context(paths: Sequence[Path], max_bytes: int) -> tuple[list[ContextDo
     seen: set[str] = set()
     for p in paths:
         try:
-            loaded = load_context_checked([p], max_bytes)  # a FIFO is refused, never opened
+            loaded = load_context([p], max_bytes)  # a FIFO is refused, never opened
         except FaithlintError as exc:
             problems.append(Problem("error", "context", str(exc), exc))
             continue

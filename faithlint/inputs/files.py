@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from faithlint.errors import InputError
-from faithlint.types import ContextDoc
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"))
@@ -36,38 +34,3 @@ def require_regular(path: Path, what: str = "file") -> None:
     kind = non_regular_kind(Path(path))
     if kind is not None:
         raise InputError(f"{path}: is {kind}, not a regular file; faithlint reads only regular {what}s")
-
-
-def require_regular_context(paths: Iterable[Path]) -> None:
-    """:func:`require_regular` for context paths, looking inside folders the way context loading does."""
-    from faithlint.inputs.context import CONTEXT_EXTENSIONS
-
-    for given in paths:
-        given = Path(given)
-        if not given.is_dir():
-            require_regular(given, "context file")
-            continue
-        for root, dirs, files in os.walk(given):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in files:
-                if not name.startswith(".") and os.path.splitext(name)[1].lower() in CONTEXT_EXTENSIONS:
-                    require_regular(Path(root) / name, "context file")
-
-
-def load_context_checked(paths: Sequence[Path], max_bytes: int) -> list[ContextDoc]:
-    """:func:`faithlint.inputs.context.load_context` after :func:`require_regular_context`, naming the file when a
-    JSON context is nested deeper than the parser's recursion limit (a one-line error, not a RecursionError)."""
-    from faithlint.inputs.context import _expand_folder, load_context
-
-    require_regular_context(paths)
-    try:
-        return load_context(list(paths), max_bytes)
-    except RecursionError:
-        pass
-    for given in paths:
-        for f in (_expand_folder(Path(given)) if Path(given).is_dir() else [Path(given)]):
-            try:
-                load_context([f], max_bytes)
-            except RecursionError:
-                raise InputError(f"{f}: nested too deeply to read (more levels than the JSON reader allows)") from None
-    raise InputError("context nested too deeply to read")

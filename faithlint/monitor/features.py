@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from faithlint.evidence.relevance import content_words
+from faithlint.evidence.pieces import content_words
 from faithlint.models.checkers.surrogate import SentenceSignals
 
 LOW_PROB = float(np.log(0.1))  # a token the context-conditioned model gave under 10 %

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from faithlint.evidence.relevance import content_words
+from faithlint.evidence.pieces import content_words
 from faithlint.models.checkers.surrogate import SentenceSignals, SurrogateLM
 from faithlint.monitor.features import checker_features, grounding_features, lm_features
 from faithlint.types import ContextDoc, SentenceResult

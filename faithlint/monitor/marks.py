@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from faithlint.evidence.relevance import STOPWORDS
+from faithlint.evidence.pieces import STOPWORDS
 from faithlint.models.checkers.surrogate import SentenceSignals
 from faithlint.monitor.features import unlifted
 

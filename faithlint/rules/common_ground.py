@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from faithlint.evidence.relevance import STOPWORDS
+from faithlint.evidence.pieces import STOPWORDS
 
 _WORD = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
