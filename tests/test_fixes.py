@@ -19,13 +19,14 @@ from faithlint.cli import app as cli  # noqa: E402
 from faithlint.config import Config  # noqa: E402
 from faithlint.errors import InputError  # noqa: E402
 from faithlint.fixes.edits import (  # noqa: E402
+    Applicability,
     CorrectorRegistry,
     Edit,
     FixTarget,
     Proposal,
+    applicable_fixes,
     builtin_correctors,
     fix_text,
-    safe_fixes,
     unified_diff,
     write_fixed,
 )
@@ -65,12 +66,12 @@ def _result(text: str = DRAFT) -> object:
 def test_no_fix_is_safe_and_the_value_swap_is_unsafe(ws: Path) -> None:
     res = _result()
     assert {f.code for f in res.findings} == {"FL200", "FL400"}
-    assert safe_fixes(res) == []
-    fixes = safe_fixes(res, unsafe=True)
-    assert [(f.corrector, f.code, f.safe, f.unsafe) for f in fixes] == [("faithlint.replaceValue", "FL400", False,
-                                                                         True)]
+    assert applicable_fixes(res) == []
+    fixes = applicable_fixes(res, Applicability.UNSAFE)
+    assert [(f.corrector, f.code, f.applicability, f.safe, f.unsafe) for f in fixes] == [
+        ("faithlint.replaceValue", "FL400", Applicability.UNSAFE, False, True)]
     assert fix_text(DRAFT, fixes) == DRAFT.replace("$15 million", "$12.5 million")
-    # the other correctors still offer their (unsafe) fixes for the editor
+    # the other correctors still offer their (display-only) fixes for the editor
     unsafe = {c.id for c in builtin_correctors()} - {"faithlint.replaceValue"}
     assert unsafe == {"faithlint.replaceWithEvidence", "faithlint.deleteSentence", "faithlint.disableLine",
                       "faithlint.disableFile"}
@@ -81,13 +82,13 @@ def test_safe_fixes_use_the_correctors_given(ws: Path) -> None:
         id = "test.upper"
 
         def propose(self, target: FixTarget) -> list[Proposal]:
-            return [Proposal("Shout", safe=True)] if target.code == "FL200" else []
+            return [Proposal("Shout", applicability=Applicability.SAFE)] if target.code == "FL200" else []
 
         def edits(self, target: FixTarget, args: dict) -> list[Edit]:
             a, b = target.span("sentence") or (0, 0)
             return [Edit(a, b, target.text[a:b].upper())]
 
-    fixes = safe_fixes(_result(), CorrectorRegistry([Upper()]))
+    fixes = applicable_fixes(_result(), correctors=CorrectorRegistry([Upper()]))
     assert [f.corrector for f in fixes] == ["test.upper"]
     assert fix_text(DRAFT, fixes).endswith("IT HAS A XUNSUP CAFE.\r\n")
 
