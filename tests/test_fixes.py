@@ -25,6 +25,7 @@ from faithlint.fixes.edits import (  # noqa: E402
     FixTarget,
     Proposal,
     applicable_fixes,
+    apply_edits,
     builtin_correctors,
     fix_text,
     unified_diff,
@@ -91,6 +92,73 @@ def test_safe_fixes_use_the_correctors_given(ws: Path) -> None:
     fixes = applicable_fixes(_result(), correctors=CorrectorRegistry([Upper()]))
     assert [f.corrector for f in fixes] == ["test.upper"]
     assert fix_text(DRAFT, fixes).endswith("IT HAS A XUNSUP CAFE.\r\n")
+
+
+class _Shout:
+    """A plugin rule's own fix: it reads the key its rule put in the finding's data."""
+
+    id = "test.shout"
+
+    def propose(self, target: FixTarget) -> list[Proposal]:
+        return [Proposal("Shout it", applicability=Applicability.SAFE)]  # for its rule's findings only
+
+    def edits(self, target: FixTarget, args: dict) -> list[Edit]:
+        a, b = target.span("start_end") or (0, 0)
+        return [Edit(a, b, str(target.data.get("shout")))]
+
+
+def test_a_rule_builds_its_own_fix_for_the_cli_and_the_editor(ws: Path) -> None:
+    import json
+    import re
+
+    from faithlint.fixes.edits import finding_data, fixes_for
+    from faithlint.inputs.context import load_context
+    from faithlint.rules import RULES, Rule
+
+    class Quiet(Rule):
+        code = "QT900"
+        name = "quiet-word"
+        summary = "A word that should be shouted."
+        scope = "span"
+
+        def check(self, judged, ctx):  # type: ignore[no-untyped-def]
+            for m in re.finditer("xunsup", judged.unit.text):
+                a, b = judged.unit.to_source(m.start(), m.end())
+                yield self.finding(ctx, judged, "say it louder", a, b, shout=m.group(0).upper())
+
+        def fixes(self) -> tuple[_Shout]:
+            return (_Shout(),)
+
+    RULES.register(Quiet())
+    try:
+        config = Config(relevance="lexical", select=["FL", "QT"], rules={"FL400": {"threshold": 1.0}})
+        res = make_linter(config).check(DRAFT, list(load_context([Path("draft.context.md")], 10**6)), path="draft.md")
+        by_code = {f.code: f for f in res.findings}
+        assert set(by_code) == {"FL200", "FL400", "QT900"}
+        quiet = by_code["QT900"]
+        # only the finding's rule offers it (and a span rule's finding gets no sentence fixes)
+        assert [x.corrector for x in fixes_for(quiet, DRAFT)] == ["test.shout", "faithlint.disableLine",
+                                                                  "faithlint.disableFile"]
+        assert "test.shout" not in [x.corrector for x in fixes_for(by_code["FL200"], DRAFT)]
+        assert [x.corrector for x in fixes_for(by_code["FL400"], DRAFT)][0] == "faithlint.replaceValue"
+        # the editor's way: from the diagnostic's data as the client sends it back (JSON), nothing else
+        target = FixTarget(DRAFT, json.loads(json.dumps(finding_data(quiet, DRAFT))))
+        shout = builtin_correctors().get("test.shout")
+        assert shout is not None and [p.title for p in shout.propose(target)] == ["Shout it"]
+        assert apply_edits(DRAFT, shout.edits(target, {})) == DRAFT.replace("xunsup", "XUNSUP")
+        # --fix: the rule's safe fix is applied, FL400's unsafe value swap only with --unsafe-fixes
+        assert fix_text(DRAFT, applicable_fixes(res)) == DRAFT.replace("xunsup", "XUNSUP")
+        assert fix_text(DRAFT, applicable_fixes(res, Applicability.UNSAFE)) == DRAFT.replace(
+            "xunsup", "XUNSUP").replace("$15 million", "$12.5 million")
+    finally:
+        RULES.unregister("QT900")
+    assert "test.shout" not in {c.id for c in builtin_correctors()}
+
+
+def test_applicability_orders_as_ruff() -> None:
+    safe, unsafe, display = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
+    assert [a.applies_at(safe) for a in (safe, unsafe, display)] == [True, False, False]  # --fix
+    assert [a.applies_at(unsafe) for a in (safe, unsafe, display)] == [True, True, False]  # --fix --unsafe-fixes
 
 
 def test_check_fix_writes_the_value_and_reports_what_remains(ws: Path, fake_cli: None,

@@ -92,14 +92,14 @@ def builtin_correctors() -> CorrectorRegistry:
     return CorrectorRegistry([*(RuleFix(i) for i in ids), DisableForLine(), DisableForFile()])
 
 
-_CARRIED = ("value", "kind", "context_value", "claim", "marks")  # the keys of Finding.data that correctors read
-
-
 def finding_data(f: Finding, text: str) -> FixData:
     """What correctors (and hovers) need from a finding, JSON-ready (offsets are code points into ``text``).
 
     A claim finding (FL110/FL210) also carries its triplet (``claim``) and the ranges of its subject, predicate
-    and object (``marks``), so a client can show which fact of the sentence is wrong.
+    and object (``marks``), so a client can show which fact of the sentence is wrong. Every key the rule put in
+    :attr:`Finding.data` comes along (FL400's ``value``, ``kind`` and ``context_value``; a plugin rule's own, for its
+    fixes), but none replaces a key set here, and ``evidence_quote`` is left out (``quote`` is the evidence's
+    sentence in full).
     """
     from faithlint.evidence.pieces import evidence_quote
 
@@ -107,7 +107,7 @@ def finding_data(f: Finding, text: str) -> FixData:
     data: FixData = {"code": f.code, "start": f.start, "end": f.end, "sentence": list(sentence),
                      "label": f.label, "score": f.score}
     given = cast(Mapping[str, Any], f.data)
-    data.update(cast(FixData, {key: given[key] for key in _CARRIED if key in given}))
+    data.update(cast(FixData, {k: v for k, v in given.items() if k not in data and k != "evidence_quote"}))
     if f.evidence is not None:
         sent_text = text[sentence[0]:sentence[1]]
         data["evidence"] = {"source": f.evidence.source, "start": f.evidence.start, "end": f.evidence.end}
