@@ -13,7 +13,7 @@ Methods (one table row each):
   LLM rewrite, since no ``llm_model``/``llm_endpoint`` is set);
 - ``rac+llm``: the same with the default local LLM (``HFGenerator()``: SmolLM2-135M-Instruct) for its rewrites;
 - ``fod``: :class:`~faithlint.fixes.correctors.fod.FODCorrector` (skipped, with the reason printed, when absent);
-- ``delete``: delete the flagged sentence (:func:`faithlint.fixes.edits.sentence_deletion`);
+- ``delete``: delete the flagged sentence (:func:`faithlint.rules.sentence_fixes.sentence_deletion`);
 - ``evidence``: replace the sentence with its best evidence sentence (the evidence sentence closest in wording,
   as the editor's "Replace the sentence with the evidence" fix quotes it), declined when it has no evidence.
 - ``none`` (reference): no correction; what the judge says of the flagged sentences as they are.
@@ -221,17 +221,18 @@ class Baseline:
     def correct(self, text: str, context: Any, *, query: str | None = None, markdown: bool = True,
                 within: tuple[int, int] | None = None, cancel: Any = None, progress: Any = None) -> Any:
         from faithlint.fixes.correctors.base import Corrections
-        from faithlint.fixes.edits import Edit, Fix, sentence_deletion
+        from faithlint.fixes.edits import Edit, Fix
+        from faithlint.rules.sentence_fixes import sentence_deletion
 
         assert within is not None
         act = self.acts[(self.resp, *within)]
         out = Corrections()
         if self.kind == "delete":
             out.fixes.append(Fix("bench.delete", act.codes[0], "Delete the sentence",
-                                 (sentence_deletion(text, act.start, act.end),), False))
+                                 (sentence_deletion(text, act.start, act.end),)))
         elif act.evidence_quote:
             out.fixes.append(Fix("bench.evidence", act.codes[0], "Replace with the evidence",
-                                 (Edit(act.start, act.end, act.evidence_quote),), False))
+                                 (Edit(act.start, act.end, act.evidence_quote),)))
         else:
             out.notes.append("no evidence for this sentence")
         return out

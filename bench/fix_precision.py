@@ -24,7 +24,7 @@ import sys
 from common import data_dir, read_jsonl, save, table
 
 from faithlint.api import check, linter_for
-from faithlint.fixes.edits import fixes_for
+from faithlint.fixes.edits import Applicability, fixes_for
 
 FILES = ["rotowire_accuracy_dev"]
 
@@ -50,7 +50,7 @@ def run(rows: list[dict], linter, show: bool) -> dict:
             if f.code != "FL400":
                 continue
             counts["fl400"] += 1
-            fix = next((x for x in fixes_for(f, res.text) if x.safe or x.unsafe), None)
+            fix = next((x for x in fixes_for(f, res.text) if x.applicability.applies_at(Applicability.UNSAFE)), None)
             if fix is None:
                 continue
             (a, b, new), = [(e.start, e.end, e.new_text) for e in fix.edits]

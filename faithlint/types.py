@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 LABELS = ("entailment", "neutral", "contradiction")
 SEVERITIES = ("error", "warning", "info")
@@ -153,6 +153,28 @@ class ClaimResult(SentenceResult):
                 "spans": {k: list(v) for k, v in self.spans.items()}, **super().to_dict()}
 
 
+class ClaimData(TypedDict):
+    """A claim finding's triplet and the claim verbalised as a sentence."""
+
+    subject: str
+    predicate: str
+    object: str
+    text: str
+
+
+class FindingData(TypedDict, total=False):
+    """What a finding carries for fixes, code actions and hovers (each key only where the rule sets it); the JSON
+    report shows it as the finding's ``data``, in the order the rule set it."""
+
+    value: str  # FL400: the draft's value the evidence lacks
+    kind: str  # FL400: its kind ("money", "date", ...)
+    context_value: str | None  # FL400: the context's value standing where the draft's does (the fix), if any
+    sentence: list[int]  # [start, end] of the whole sentence (fixes replace or delete it)
+    evidence_quote: str  # the evidence sentence closest to the draft's
+    claim: ClaimData  # FL110/FL210
+    marks: list[list[int]]  # [start, end] ranges of the words blamed (a claim's subject, predicate and object)
+
+
 @dataclass
 class Finding:
     code: str
@@ -163,7 +185,7 @@ class Finding:
     label: str | None = None
     score: float | None = None
     evidence: Evidence | None = None
-    data: dict[str, Any] = field(default_factory=dict)  # what quick fixes need (values, spans)
+    data: FindingData = field(default_factory=FindingData)  # what quick fixes need (values, spans)
 
 
 @dataclass(frozen=True)

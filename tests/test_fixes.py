@@ -19,13 +19,15 @@ from faithlint.cli import app as cli  # noqa: E402
 from faithlint.config import Config  # noqa: E402
 from faithlint.errors import InputError  # noqa: E402
 from faithlint.fixes.edits import (  # noqa: E402
+    Applicability,
     CorrectorRegistry,
     Edit,
     FixTarget,
     Proposal,
+    applicable_fixes,
+    apply_edits,
     builtin_correctors,
     fix_text,
-    safe_fixes,
     unified_diff,
     write_fixed,
 )
@@ -65,12 +67,12 @@ def _result(text: str = DRAFT) -> object:
 def test_no_fix_is_safe_and_the_value_swap_is_unsafe(ws: Path) -> None:
     res = _result()
     assert {f.code for f in res.findings} == {"FL200", "FL400"}
-    assert safe_fixes(res) == []
-    fixes = safe_fixes(res, unsafe=True)
-    assert [(f.corrector, f.code, f.safe, f.unsafe) for f in fixes] == [("faithlint.replaceValue", "FL400", False,
-                                                                         True)]
+    assert applicable_fixes(res) == []
+    fixes = applicable_fixes(res, Applicability.UNSAFE)
+    assert [(f.corrector, f.code, f.applicability, f.safe, f.unsafe) for f in fixes] == [
+        ("faithlint.replaceValue", "FL400", Applicability.UNSAFE, False, True)]
     assert fix_text(DRAFT, fixes) == DRAFT.replace("$15 million", "$12.5 million")
-    # the other correctors still offer their (unsafe) fixes for the editor
+    # the other correctors still offer their (display-only) fixes for the editor
     unsafe = {c.id for c in builtin_correctors()} - {"faithlint.replaceValue"}
     assert unsafe == {"faithlint.replaceWithEvidence", "faithlint.deleteSentence", "faithlint.disableLine",
                       "faithlint.disableFile"}
@@ -81,15 +83,82 @@ def test_safe_fixes_use_the_correctors_given(ws: Path) -> None:
         id = "test.upper"
 
         def propose(self, target: FixTarget) -> list[Proposal]:
-            return [Proposal("Shout", safe=True)] if target.code == "FL200" else []
+            return [Proposal("Shout", applicability=Applicability.SAFE)] if target.code == "FL200" else []
 
         def edits(self, target: FixTarget, args: dict) -> list[Edit]:
             a, b = target.span("sentence") or (0, 0)
             return [Edit(a, b, target.text[a:b].upper())]
 
-    fixes = safe_fixes(_result(), CorrectorRegistry([Upper()]))
+    fixes = applicable_fixes(_result(), correctors=CorrectorRegistry([Upper()]))
     assert [f.corrector for f in fixes] == ["test.upper"]
     assert fix_text(DRAFT, fixes).endswith("IT HAS A XUNSUP CAFE.\r\n")
+
+
+class _Shout:
+    """A plugin rule's own fix: it reads the key its rule put in the finding's data."""
+
+    id = "test.shout"
+
+    def propose(self, target: FixTarget) -> list[Proposal]:
+        return [Proposal("Shout it", applicability=Applicability.SAFE)]  # for its rule's findings only
+
+    def edits(self, target: FixTarget, args: dict) -> list[Edit]:
+        a, b = target.span("start_end") or (0, 0)
+        return [Edit(a, b, str(target.data.get("shout")))]
+
+
+def test_a_rule_builds_its_own_fix_for_the_cli_and_the_editor(ws: Path) -> None:
+    import json
+    import re
+
+    from faithlint.fixes.edits import finding_data, fixes_for
+    from faithlint.inputs.context import load_context
+    from faithlint.rules import RULES, Rule
+
+    class Quiet(Rule):
+        code = "QT900"
+        name = "quiet-word"
+        summary = "A word that should be shouted."
+        scope = "span"
+
+        def check(self, judged, ctx):  # type: ignore[no-untyped-def]
+            for m in re.finditer("xunsup", judged.unit.text):
+                a, b = judged.unit.to_source(m.start(), m.end())
+                yield self.finding(ctx, judged, "say it louder", a, b, shout=m.group(0).upper())
+
+        def fixes(self) -> tuple[_Shout]:
+            return (_Shout(),)
+
+    RULES.register(Quiet())
+    try:
+        config = Config(relevance="lexical", select=["FL", "QT"], rules={"FL400": {"threshold": 1.0}})
+        res = make_linter(config).check(DRAFT, list(load_context([Path("draft.context.md")], 10**6)), path="draft.md")
+        by_code = {f.code: f for f in res.findings}
+        assert set(by_code) == {"FL200", "FL400", "QT900"}
+        quiet = by_code["QT900"]
+        # only the finding's rule offers it (and a span rule's finding gets no sentence fixes)
+        assert [x.corrector for x in fixes_for(quiet, DRAFT)] == ["test.shout", "faithlint.disableLine",
+                                                                  "faithlint.disableFile"]
+        assert "test.shout" not in [x.corrector for x in fixes_for(by_code["FL200"], DRAFT)]
+        assert [x.corrector for x in fixes_for(by_code["FL400"], DRAFT)][0] == "faithlint.replaceValue"
+        # the editor's way: from the diagnostic's data as the client sends it back (JSON), nothing else
+        target = FixTarget(DRAFT, json.loads(json.dumps(finding_data(quiet, DRAFT))))
+        shout = builtin_correctors().get("test.shout")
+        assert shout is not None and [p.title for p in shout.propose(target)] == ["Shout it"]
+        assert apply_edits(DRAFT, shout.edits(target, {})) == DRAFT.replace("xunsup", "XUNSUP")
+        # --fix: the rule's safe fix is applied, FL400's unsafe value swap only with --unsafe-fixes
+        assert fix_text(DRAFT, applicable_fixes(res)) == DRAFT.replace("xunsup", "XUNSUP")
+        assert fix_text(DRAFT, applicable_fixes(res, Applicability.UNSAFE)) == DRAFT.replace(
+            "xunsup", "XUNSUP").replace("$15 million", "$12.5 million")
+    finally:
+        RULES.unregister("QT900")
+    assert "test.shout" not in {c.id for c in builtin_correctors()}
+
+
+def test_applicability_orders_as_ruff() -> None:
+    safe, unsafe, display = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
+    assert [a.applies_at(safe) for a in (safe, unsafe, display)] == [True, False, False]  # --fix
+    assert [a.applies_at(unsafe) for a in (safe, unsafe, display)] == [True, True, False]  # --fix --unsafe-fixes
 
 
 def test_check_fix_writes_the_value_and_reports_what_remains(ws: Path, fake_cli: None,

@@ -23,9 +23,9 @@ from faithlint.fixes.edits import (  # noqa: E402
     Proposal,
     apply_edits,
     builtin_correctors,
-    front_matter_end,
-    sentence_deletion,
 )
+from faithlint.fixes.suppressions import front_matter_end  # noqa: E402
+from faithlint.rules.sentence_fixes import sentence_deletion  # noqa: E402
 from faithlint.server.app import DocState  # noqa: E402
 from faithlint.server.checking import Outcome, Scheduler, Snapshot, check_snapshot  # noqa: E402
 from faithlint.server.diagnostics import build_diagnostics, finding_data  # noqa: E402

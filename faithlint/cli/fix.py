@@ -279,14 +279,15 @@ class CheckFixer:
 
     def fix(self, linter: Any, job: Any, res: Any) -> Any:
         from faithlint import api
-        from faithlint.fixes.edits import fix_text, safe_fixes, unified_diff, write_fixed
+        from faithlint.fixes.edits import Applicability, applicable_fixes, fix_text, unified_diff, write_fixed
 
         name = _display(job.path)
         text, count = job.text, 0
+        at = Applicability.UNSAFE if self.unsafe else Applicability.SAFE
         for n in range(self.PASSES if self.write else 1):
-            fixes = safe_fixes(res, unsafe=self.unsafe)
-            if n == 0 and not self.unsafe:
-                self.held_back += len(safe_fixes(res, unsafe=True)) - len(fixes)
+            fixes = applicable_fixes(res, at)
+            if n == 0 and at is Applicability.SAFE:
+                self.held_back += len(applicable_fixes(res, Applicability.UNSAFE)) - len(fixes)
             if not fixes:
                 break
             new = fix_text(text, fixes)

@@ -11,11 +11,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from faithlint.rules.common_ground import common_ground
+from faithlint.rules.fix import Corrector
 from faithlint.rules.operating_point import OperatingPoint, claim_code, sentence_code
-from faithlint.types import ContextDoc, Finding, SentenceResult
+from faithlint.rules.sentence_fixes import SENTENCE_FIXES
+from faithlint.types import ContextDoc, Finding, FindingData, SentenceResult
 
 if TYPE_CHECKING:
     from faithlint.config import Config
@@ -154,13 +156,19 @@ class Rule:
         """The findings this rule reports on one judged unit (none by default)."""
         return ()
 
+    def fixes(self) -> Sequence[Corrector]:
+        """The fixes a finding of this rule offers, each built from the finding's data alone (as a ruff rule builds
+        its violation's fix), in the editor's menu order: a sentence's finding may be replaced by its evidence or
+        deleted. ``faithlint check --fix`` and the editor's code actions both take them from here."""
+        return SENTENCE_FIXES if self.scope == "sentence" else ()
+
     def finding(self, ctx: RuleContext, judged: Judged, message: str, start: int | None = None,
                 end: int | None = None, **data: Any) -> Finding:
         """A finding of this rule at the configured severity; the whole unit unless a span is given."""
         r = judged.result
         return Finding(self.code, ctx.config.severity_for(self.code, self.severity), message,
                        r.start if start is None else start, r.end if end is None else end,
-                       label=r.label, score=r.score, evidence=r.evidence, data=data)
+                       label=r.label, score=r.score, evidence=r.evidence, data=cast(FindingData, data))
 
     def sentence_finding(self, ctx: RuleContext, judged: Judged, message: str,
                          head_marks: bool = True) -> list[Finding]:

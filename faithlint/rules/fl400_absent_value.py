@@ -9,10 +9,36 @@ findings were such values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
+from faithlint.rules.fix import Applicability, Corrector, Edit, FixTarget, Proposal, shorten
 from faithlint.types import Finding
+
+
+class ReplaceValue:
+    """Put the context's value where the draft has one the evidence does not contain. Unsafe: the finding names a
+    context value only where it stands where the draft's does (:attr:`~faithlint.rules.values.Mismatch.aligned`),
+    and even so it put the labelled correction in for none of the 8 it offered on Rotowire's development
+    sentences, whose errors are often facts the box score does not hold (``bench/fix_precision.py``)."""
+
+    id = "faithlint.replaceValue"
+
+    def propose(self, target: FixTarget) -> list[Proposal]:
+        if not target.data.get("context_value"):
+            return []
+        span = target.span("start_end")
+        value, new = str(target.data.get("value", "")), str(target.data.get("context_value"))
+        if span is None or target.text[span[0]:span[1]] != value or value == new:
+            return []
+        title = f"Replace \u2018{shorten(value, 30)}\u2019 with \u2018{shorten(new, 30)}\u2019 from the context"
+        return [Proposal(title, preferred=True, applicability=Applicability.UNSAFE)]
+
+    def edits(self, target: FixTarget, args: dict[str, Any]) -> list[Edit]:
+        span = target.span("start_end")
+        assert span is not None
+        return [Edit(span[0], span[1], str(target.data.get("context_value")))]
 
 
 class AbsentValue(Rule):
@@ -65,5 +91,9 @@ draft's value with it.
                                     sentence=[r.start, r.end]))
         return out
 
+    def fixes(self) -> Sequence[Corrector]:
+        return (REPLACE_VALUE,)
 
+
+REPLACE_VALUE = ReplaceValue()
 RULE = AbsentValue()

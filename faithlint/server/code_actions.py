@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import Any, cast
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 
-from faithlint.fixes.edits import Edit, FixTarget, builtin_correctors
+from faithlint.fixes.edits import CorrectorRegistry, Edit, FixData, FixTarget, builtin_correctors
 from faithlint.server.app import FaithlintServer
 from faithlint.server.diagnostics import SOURCE
 from faithlint.server.feature import Feature, Handler
@@ -46,10 +47,15 @@ class CodeActions(Feature):
 
     def __init__(self, server: FaithlintServer) -> None:
         super().__init__(server)
-        self.correctors = builtin_correctors()  # CorrectorRegistry: register more with .register(...)
         # more actions per diagnostic from other features (the model correctors' commands and ready results):
         # each gets the diagnostic and its ActionContext (current version only) and returns finished actions
         self.sources: list[Callable[[types.Diagnostic, ActionContext], list[types.CodeAction]]] = []
+
+    @cached_property
+    def correctors(self) -> CorrectorRegistry:
+        """The quick fixes, the rules' own then suppression comments: register more with ``.register(...)``. Built
+        on first use, from the rules then registered (plugins too), not when the server starts."""
+        return builtin_correctors()
 
     def handlers(self) -> list[Handler]:
         return [
@@ -81,7 +87,7 @@ class CodeActions(Feature):
         doc = self.server.text_document(uri)
         if doc is None or not isinstance(data, dict) or data.get("uri") != uri or data.get("version") != doc.version:
             return None
-        return ActionContext(doc.source, dict(data), uri=uri, version=doc.version,
+        return ActionContext(doc.source, cast(FixData, dict(data)), uri=uri, version=doc.version,
                              index=DocumentIndex(doc.source, self.server.workspace.position_codec))
 
     # -- handlers -----------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faithlint.fixes.correctors.base import FLAGS, Corrections, Progress, check_cancel, flag_codes, overlaps
-from faithlint.fixes.edits import Edit, Fix, shorten
+from faithlint.fixes.edits import Applicability, Edit, Fix, shorten
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
 __all__ = ["FODCorrector", "Candidate", "Target"]
@@ -280,8 +280,8 @@ class FODCorrector:
             for cand in found[:MAX_FIXES]:
                 new = cand.text(target.separators)
                 title = f"{self.title[:-1]}, {cand.mean:.2f}): \u201c{shorten(new)}\u201d"
-                out.fixes.append(Fix(ID, target.codes[0], title, (Edit(target.start, target.end, new),), False,
-                                     round(cand.mean, 4)))
+                out.fixes.append(Fix(ID, target.codes[0], title, (Edit(target.start, target.end, new),),
+                                     Applicability.DISPLAY_ONLY, round(cand.mean, 4)))
             if not found:
                 sentence = shorten(target.original, 50)
                 if best is None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faithlint.fixes.correctors.base import BLOCKING, FLAGS, Corrections, Progress, check_cancel, flag_codes, overlaps
-from faithlint.fixes.edits import Edit, Fix, apply_edits, shorten
+from faithlint.fixes.edits import Applicability, Edit, Fix, apply_edits, shorten
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
 __all__ = ["BLOCKING", "FLAGS", "Fact", "RACCorrector", "Target"]
@@ -130,10 +130,10 @@ class RACCorrector:
             out.append(Target(s.start, s.end, codes, facts, _evidence(s)))
         return out
 
-    def candidates(self, text: str, target: Target) -> Iterator[tuple[str, tuple[Edit, ...], bool]]:
-        """(title, edits, safe) of each correction of one target, in the order they are tried, before the re-check
-        (step 3); lazily, so the LLM rewrite runs only when the value swap was not judged supported. Only the
-        deterministic value swap is safe."""
+    def candidates(self, text: str, target: Target) -> Iterator[tuple[str, tuple[Edit, ...], Applicability]]:
+        """(title, edits, applicability) of each correction of one target, in the order they are tried, before the
+        re-check (step 3); lazily, so the LLM rewrite runs only when the value swap was not judged supported. Only
+        the deterministic value swap is safe; the others are display-only."""
         edits: dict[tuple[int, int], Edit] = {}
         pairs: list[tuple[str, str]] = []
         for fact in target.facts:
@@ -146,7 +146,7 @@ class RACCorrector:
         if edits:
             title = ", ".join(f"{shorten(a, 30)} \u2192 {shorten(b, 30)}" for a, b in pairs)
             yield (f"Correct from the context (RAC): {title}", tuple(sorted(edits.values(), key=lambda e: e.start)),
-                   True)
+                   Applicability.SAFE)
         drop = self.linter.config.rac_drop_unmentioned
         unmentioned = any(f.verdict == "Not Mentioned" for f in target.facts)
         if any(f.verdict == "False" for f in target.facts) or not target.facts or (drop and unmentioned):
@@ -154,13 +154,13 @@ class RACCorrector:
             rewrite = self.rewrite(text[target.start:target.end], target, drop=drop)
             if rewrite:
                 yield (f"Correct from the context (RAC): \u201c{shorten(rewrite)}\u201d",
-                       (Edit(target.start, target.end, rewrite),), False)
+                       (Edit(target.start, target.end, rewrite),), Applicability.DISPLAY_ONLY)
         if drop and not any(f.verdict == "True" for f in target.facts):
             end = target.end
             while end < len(text) and text[end] in " \t":
                 end += 1  # the space before the next sentence goes with it
             yield ("Correct from the context (RAC): delete the unsupported sentence", (Edit(target.start, end, ""),),
-                   False)
+                   Applicability.DISPLAY_ONLY)
 
     def rewrite(self, sentence: str, target: Target, drop: bool = False) -> str | None:
         """The LLM's rewrite of ``sentence`` from the evidence, keeping the True facts (None without an LLM)."""
@@ -213,10 +213,10 @@ class RACCorrector:
             check_cancel(cancel)
             report(f"RAC: correcting sentence {n + 1} of {len(targets)}", int(100 * (n + 0.5) / len(targets)))
             found = False
-            for title, edits, safe in self.candidates(text, target):
+            for title, edits, applicability in self.candidates(text, target):
                 check_cancel(cancel)
                 if self.supported(text, edits, context, query, markdown, target):
-                    out.fixes.append(Fix(ID, target.codes[0], title, edits, safe))
+                    out.fixes.append(Fix(ID, target.codes[0], title, edits, applicability))
                     found = True
                     break
             if not found:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from faithlint.errors import FaithlintError, InputError
-from faithlint.fixes.edits import Fix, fix_text, safe_fixes, write_fixed
+from faithlint.fixes.edits import Applicability, Fix, applicable_fixes, fix_text, write_fixed
 from faithlint.types import ContextDoc, DraftResult
 
 METHODS = ("rac", "fod", "values")
@@ -74,7 +74,8 @@ def correct_text(text: str, context: Sequence[ContextDoc], method: str, *, resul
     elif method == "values":
         if result is None:
             raise ValueError("method 'values' needs the draft's check result")
-        fixes = safe_fixes(result, unsafe=True)  # asked for by name, shown as a diff, written only with --write
+        # asked for by name, shown as a diff, written only with --write
+        fixes = applicable_fixes(result, Applicability.UNSAFE)
     else:
         raise InputError(f"unknown correction method {method!r}; choose from {', '.join(METHODS)}")
     fixes = non_overlapping(fixes)
