@@ -53,6 +53,7 @@ from faithlint.pipeline.stages import (
     Selection,
     Unit,
     UnitExtractor,
+    as_rule,
 )
 from faithlint.pipeline.stats import Stats as Stats  # re-exported: it was defined here first
 from faithlint.rules.base import Judged, RuleContext
@@ -93,9 +94,10 @@ class Linter:
         self.extractor: UnitExtractor = extractor or SentenceExtractor(lambda: self.splitter)
         self._selector = selector
         self._aggregator = aggregator
-        self._rules = list(rules) if rules is not None else None
+        self._rules = [as_rule(r) for r in rules] if rules is not None else None
         self._monitor = monitor
         self._claims = claims
+        self._claims_name: Any = None  # the extractor settings the claims were built for (None: given or none yet)
         self.index = ContextIndex(lambda: self.context_splitter, lambda: self.checker, lambda: self.disk_cache)
         self._stored: LRUCache = LRUCache(256)  # context documents: how many piece embeddings are on disk
         self._load_lock = threading.Lock()
@@ -203,7 +205,7 @@ class Linter:
         with self._load_lock:
             c = self.config
             name = extractor_settings(c)
-            if self._claims is None or getattr(self, "_claims_name", name) != name:
+            if self._claims is None or (self._claims_name is not None and self._claims_name != name):
 
                 nlp = self._splitters.nlp()
                 self._claims = ClaimUnits(extractor_for(c, nlp))
@@ -514,8 +516,8 @@ class Linter:
         point = point or cfg.operating_point()
         ctx = RuleContext(cfg, point, self._mismatches, claim_point, context)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
-        sentence_rules = [r for r in rules if "sentence" in getattr(r, "units", ("sentence",))]
-        claim_rules = [r for r in rules if "claim" in getattr(r, "units", ("sentence",))]
+        sentence_rules = [r for r in rules if "sentence" in r.units]
+        claim_rules = [r for r in rules if "claim" in r.units]
         findings: list[Finding] = []
         for i, (u, r) in enumerate(zip(units, results)):
             judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text))
