@@ -423,20 +423,6 @@ def load_config(path: Path | None = None, start: Path | None = None) -> tuple[Co
     return config, found
 
 
-def models_key(config: Config) -> tuple[Any, ...]:
-    """The settings that choose which models a :class:`~faithlint.pipeline.linter.Linter` loads."""
-    monitor = (config.surrogate or "default", config.monitor_model) if config.monitor == "on" else None
-    return (config.model or "default", config.device, config.relevance, config.batch_size, config.precision,
-            config.runtime, config.threads, monitor)
-
-
-def linter_key(config: Config) -> tuple[Any, ...]:
-    """:func:`models_key` and the settings a loaded checker was built with. Configs with the same key can share
-    one Linter by setting ``linter.config`` before each check (its caches are keyed by every other setting):
-    ``check`` does so for drafts under different config files, and the server for its preloaded models."""
-    return (*models_key(config), config.max_length, config.checker)
-
-
 # --- overrides (CLI flags, LSP settings) ------------------------------------------------------------
 
 def _merged(base: Config, overrides: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LABELS = ("entailment", "neutral", "contradiction")
 SEVERITIES = ("error", "warning", "info")
@@ -97,6 +100,38 @@ class ContextDoc:
     def source_text(self) -> str:
         """The text of the source file, which :meth:`to_source` ranges index."""
         return self.text if self.offsets is None else self.offsets.source_text
+
+
+@dataclass
+class Verdict:
+    """The checker's verdict on one unit (a sentence or a claim), before it becomes a result.
+
+    ``evidence`` is the piece that decided it (quoted in messages), ``windows`` all the evidence it was judged
+    against, ``marks`` the words the checker's span head marks (character offsets into the unit's text).
+    """
+
+    probs: np.ndarray  # P(entailment), P(neutral), P(contradiction): LABELS order
+    evidence: Evidence | None = None
+    windows: list[Evidence] = field(default_factory=list)
+    marks: list[tuple[int, int]] = field(default_factory=list)
+
+    @classmethod
+    def neutral(cls) -> Verdict:
+        """No evidence to judge by (or a cancelled check): neutral, nothing quoted."""
+        import numpy as np
+
+        return cls(np.array([0.0, 1.0, 0.0]))
+
+    @classmethod
+    def copied(cls, evidence: Evidence) -> Verdict:
+        """A unit the context says word for word: entailed by that evidence, no checker needed."""
+        import numpy as np
+
+        return cls(np.array([1.0, 0.0, 0.0]), evidence, [evidence])
+
+    def fields(self) -> dict[str, Any]:
+        """What a :class:`SentenceResult` takes from the verdict: :func:`verdict_fields`, evidence and windows."""
+        return {**verdict_fields(self.probs), "evidence": self.evidence, "windows": self.windows}
 
 
 @dataclass

@@ -188,7 +188,7 @@ def test_a_torch_path_model_loads_beside_spacy_in_a_fresh_process(tmp_path):
 
 
 def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
-    from faithlint.pipeline import linter as linter_mod
+    from faithlint.pipeline import registry
 
     ctx = (EXAMPLE / "answer.context.md").read_text()
     sentences = ["The library is closed on Sundays.", "The project cost $12.5 million.",
@@ -208,7 +208,7 @@ def test_pairs_batch_loads_models_once(tmp_path, monkeypatch):
                 super().__init__(*a, **k)
 
         monkeypatch.setattr(module, name, Counting)
-    monkeypatch.setattr(linter_mod, "_CHECKERS", {})
+    monkeypatch.setattr(registry, "_CHECKERS", {})
     out = tmp_path / "out.jsonl"
     code = cli.main(["check", "--pairs", str(tmp_path / "pairs.jsonl"), "--format", "jsonl", "-o", str(out),
                      "--fail-on", "never"])

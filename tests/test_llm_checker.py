@@ -253,7 +253,7 @@ def test_the_linter_builds_one_llm_checker_per_settings(server):
     with pytest.raises(ConfigError, match="model name"):
         Linter(Config(checker="llm", llm_endpoint=server.url)).checker  # noqa: B018 - the property loads
     fake = FakeChat([])
-    assert Linter(config, checker=fake).checker is fake  # a checker given is kept
+    assert Linter(config, checker=fake).checker.wrapped is fake  # a checker given is kept (given its defaults)
 
 
 def test_an_llm_checked_draft_through_the_endpoint(server):

@@ -8,8 +8,7 @@ import sys
 import pytest
 
 from faithlint.config import Config
-from faithlint.pipeline import linter as linter_module
-from faithlint.pipeline import preloading
+from faithlint.pipeline import preloading, registry
 from faithlint.server.app import Models
 
 # a batch size no other test loads: its checker is a cache entry of its own, released without touching theirs
@@ -24,26 +23,26 @@ def fresh_preload():
 
 
 def cached(checker: object) -> bool:
-    return any(v is checker for v in linter_module._CHECKERS.values())
+    return any(v is checker for v in registry._CHECKERS.values())
 
 
 def test_take_with_the_same_models_returns_the_loaded_linter():
     preloading.start(OWN)
     preloading.start(Config(batch_size=5))  # one preload per process: the second call does nothing
     # settings that load no other model (rules, thresholds) still take it
-    got = preloading.take(OWN.model_copy(update={"ignore": ["FL300"]}), Models.preload_key)
+    got = preloading.take(OWN.model_copy(update={"ignore": ["FL300"]}), Models.key)
     assert got is not None and got.config is OWN
     assert got._checker is not None and got._relevance is not None  # loaded on the preload thread
     assert cached(got._checker)
-    assert preloading.take(OWN, Models.preload_key) is None  # taken once
+    assert preloading.take(OWN, Models.key) is None  # taken once
     preloading.settle(got.checker)
     assert cached(got._checker)
-    linter_module.release_checker(got._checker)
+    registry.release_checker(got._checker)
 
 
 def test_other_models_drop_the_preload_and_release_its_checker():
     preloading.start(OWN)
-    assert preloading.take(Config(batch_size=4), Models.preload_key) is None
+    assert preloading.take(Config(batch_size=4), Models.key) is None
     dropped = preloading._dropped
     assert dropped is not None and cached(dropped._checker)
     preloading.settle(used_checker=object())
@@ -53,7 +52,7 @@ def test_other_models_drop_the_preload_and_release_its_checker():
 @pytest.mark.parametrize("update", [{"max_length": 256}, {"checker": "llm"}, {"relevance": "lexical"}])
 def test_settings_the_checker_was_built_with_must_match(update):
     preloading.start(OWN)
-    assert preloading.take(OWN.model_copy(update=update), Models.preload_key) is None
+    assert preloading.take(OWN.model_copy(update=update), Models.key) is None
     dropped = preloading._dropped
     preloading.settle(used_checker=object())
     assert dropped is not None and not cached(dropped._checker)
@@ -62,20 +61,20 @@ def test_settings_the_checker_was_built_with_must_match(update):
 def test_a_dropped_checker_the_new_linter_uses_is_kept():
     preloading.start(OWN)
     other = OWN.model_copy(update={"relevance": "lexical"})  # other models (relevance), the same checker
-    assert preloading.take(other, Models.preload_key) is None
+    assert preloading.take(other, Models.key) is None
     dropped = preloading._dropped
     preloading.settle(used_checker=dropped._checker)
     assert cached(dropped._checker)
-    linter_module.release_checker(dropped._checker)
+    registry.release_checker(dropped._checker)
 
 
 def test_a_failed_preload_leaves_the_load_to_the_check(monkeypatch):
     def fail(*args: object, **kwargs: object) -> None:
         raise RuntimeError("no model here")
 
-    monkeypatch.setattr(linter_module, "load_checker", fail)
+    monkeypatch.setattr(registry, "load_checker", fail)
     preloading.start(OWN)
-    assert preloading.take(OWN, Models.preload_key) is None  # the check loads (and reports) it itself
+    assert preloading.take(OWN, Models.key) is None  # the check loads (and reports) it itself
 
 
 def test_spacy_imports_without_its_cli_and_the_cli_still_works():
@@ -94,4 +93,4 @@ def test_wait_lets_an_untaken_preload_finish():
     preloading.wait(60)  # what the server does when told to exit before its first check
     got = preloading._pending
     assert got is not None and not got.thread.is_alive() and got.linter is not None
-    linter_module.release_checker(got.linter._checker)
+    registry.release_checker(got.linter._checker)

@@ -311,6 +311,21 @@ def _outcome(tmp_path: Path, text: str, context: str = CONTEXT, name: str = "dra
     return state, out
 
 
+def test_a_check_takes_the_drafts_settings_and_leaves_the_linters_own(tmp_path: Path) -> None:
+    draft = tmp_path / "draft.md"
+    text = "The library reopened on March 4, 2024. It has a xunsup cafe.\n"
+    draft.write_text(text)
+    (tmp_path / "draft.context.md").write_text(CONTEXT)
+    linter = make_linter(Config(relevance="lexical"))
+    own = linter.config
+    snap = Snapshot(uri=draft.as_uri(), path=draft, text=text, version=1, language_id="markdown")
+    quiet = Config(relevance="lexical", ignore=["FL200", "FL300"])
+    out = check_snapshot(linter, quiet, None, snap, lambda: False)
+    assert out.result is not None and out.result.findings == [] and linter.config is own
+    out = check_snapshot(linter, own, None, snap, lambda: False)
+    assert out.result is not None and "FL200" in [f.code for f in out.result.findings]
+
+
 def test_diagnostics_have_utf16_ranges_codes_links_and_action_data(tmp_path: Path) -> None:
     text = ("# 😀 Title\r\n\r\n中文 😀 The library reopened on March 4, 2024. It has a xunsup cafe. "
             "It cost $15 million.\r\n")

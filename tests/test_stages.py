@@ -8,6 +8,7 @@ from fakes import KeywordChecker
 from faithlint.config import Config
 from faithlint.document.sentences import SentenceSplitter
 from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.models.checkers.base import Checker
 from faithlint.pipeline.linter import Linter
 from faithlint.pipeline.stages import (
     Aggregator,
@@ -149,3 +150,70 @@ def test_the_rules_given_are_the_rules_that_run():
     assert all(isinstance(f, Finding) for f in res.findings)
     assert make(rules=[rule]).check(TEXT, CTX).findings == []  # select/ignore still decide: FL selects FL only
     assert make().check(TEXT, CTX).findings[0].code == "FL100"  # the registered rules by default
+
+
+class BareShouting:
+    """A rule that is no :class:`Rule` and names no ``units``: it judges sentences."""
+
+    code = "TS101"
+    name = "bare-shouting"
+
+    def check(self, judged, ctx):
+        if "CONTRA" in judged.unit.text:
+            r = judged.result
+            yield Finding(self.code, "info", "shouted", r.start, r.end)
+
+
+def test_a_given_rule_without_units_judges_sentences():
+    lt = make(rules=[BareShouting()], select=["ALL"])
+    assert [r.units for r in lt.rules] == [("sentence",)] and lt.rules[0].code == "TS101"
+    res = lt.check(TEXT, CTX)
+    assert [(f.code, res.text[f.start:f.end]) for f in res.findings] == [("TS101", "It is open CONTRA on Sundays.")]
+
+
+def test_a_given_checker_without_the_optional_members_gets_their_defaults_once():
+    checker = KeywordChecker()
+    assert not any(hasattr(checker, m) for m in ("span_head", "grounding", "score_and_mark"))
+    lt = make(checker=checker)
+    adapted = lt.checker
+    assert isinstance(adapted, Checker) and adapted.wrapped is checker and adapted is lt.checker
+    assert (adapted.name, adapted.model_max, adapted.span_head, adapted.grounding) == ("keyword-fake", 512, None, None)
+    assert adapted.calls == 0  # the checker's own attributes read through
+    res = lt.check(TEXT, CTX)
+    assert [s.label for s in res.sentences] == ["entailment", "contradiction"] and checker.calls == 1
+
+
+def test_check_takes_its_config_and_leaves_the_linters_own():
+    lt = make()
+    own = lt.config
+    fl200 = own.model_copy(update={"select": ["FL200"]})
+    got = lt.check(TEXT, CTX, config=fl200)
+    assert lt.config is own  # nothing swapped in
+    assert got.findings == []  # the contradiction is FL100, which this config does not select
+    assert [f.code for f in lt.check(TEXT, CTX).findings] == ["FL100"]
+    with lt.using(fl200) as cfg:
+        assert cfg is fl200 and lt.config is fl200
+    assert lt.config is own
+
+
+def test_a_config_choosing_other_models_reloads_them_and_a_given_model_is_kept(monkeypatch):
+    from faithlint.pipeline import registry
+
+    loaded = []
+
+    def fake_load(**settings):
+        loaded.append(settings["max_length"])
+        return KeywordChecker()
+
+    monkeypatch.setattr(registry, "load_checker", fake_load)
+    lt = Linter(Config(max_length=192), relevance=LexicalRelevance(), splitter=SentenceSplitter(use_spacy=False))
+    first = lt.checker
+    assert lt.checker is first and loaded == [192]
+    with lt.using(Config(max_length=192, select=["FL200"])):  # the same models: no reload
+        assert lt.checker is first
+    with lt.using(Config(max_length=256)):
+        assert lt.checker is not first and loaded == [192, 256]
+    given = KeywordChecker()
+    kept = make(checker=given)
+    with kept.using(Config(max_length=256)):
+        assert kept.checker.wrapped is given

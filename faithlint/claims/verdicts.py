@@ -9,17 +9,13 @@ import numpy as np
 from faithlint.claims.aggregate import aggregate
 from faithlint.claims.units import ClaimUnit
 from faithlint.rules.operating_point import OperatingPoint, claim_code
-from faithlint.types import LABELS, ClaimResult, Evidence, Finding, SentenceResult, verdict_fields
-
-# probabilities, deciding evidence, all evidence, the words the span head marks (offsets into the unit's text)
-Verdict = tuple[np.ndarray, Evidence | None, list[Evidence], list[tuple[int, int]]]
+from faithlint.types import LABELS, ClaimResult, Finding, SentenceResult, Verdict
 
 
 def claim_result(c: ClaimUnit, verdict: Verdict) -> ClaimResult:
-    probs, evidence, windows, _ = verdict  # a claim's marks would index its verbalisation, not the draft
-    return ClaimResult(start=c.start, end=c.end, text=c.text, **verdict_fields(probs), evidence=evidence,
-                       windows=windows, subject=c.words("subject"), predicate=c.words("predicate"),
-                       object=c.words("object"), spans=dict(c.spans))
+    # no marks: a claim's would index its verbalisation, not the draft
+    return ClaimResult(start=c.start, end=c.end, text=c.text, **verdict.fields(), subject=c.words("subject"),
+                       predicate=c.words("predicate"), object=c.words("object"), spans=dict(c.spans))
 
 
 def claim_findings(s: SentenceResult, findings: Sequence[Finding]) -> dict[int, Finding]:

@@ -308,11 +308,11 @@ def _check_drafts(args: argparse.Namespace) -> int:
     cannot be checked (unreadable, no context, a check that fails) is one line on stderr and the others are
     still checked and reported; the exit code is then 2."""
     from faithlint import api
-    from faithlint.config import linter_key
     from faithlint.errors import ModelError
     from faithlint.inputs.context import source_texts
     from faithlint.inputs.drafts import prepare_draft
     from faithlint.pipeline.linter import Linter
+    from faithlint.pipeline.registry import models_key
     from faithlint.report.formats import render
     from faithlint.types import fails
 
@@ -338,7 +338,7 @@ def _check_drafts(args: argparse.Namespace) -> int:
     fixer = CheckFixer(args.fix, args.diff, args.unsafe_fixes)
     try:
         for job, config in jobs:
-            key = linter_key(config)
+            key = models_key(config)
             if key not in linters:
                 linters[key] = Linter(config)
                 cli_show.load_models(linters[key], args)  # the status line while they load, in a terminal

@@ -84,10 +84,10 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
     first draft that cannot be corrected stops the run, so that no draft is written."""
     import faithlint.fixes.correctors.run as run
     from faithlint import api
-    from faithlint.config import linter_key
     from faithlint.fixes.edits import unified_diff
     from faithlint.inputs.drafts import prepare_draft
     from faithlint.pipeline.linter import Linter
+    from faithlint.pipeline.registry import models_key
     from faithlint.types import fails
 
     configs = _configs(args)
@@ -103,7 +103,7 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
     # every draft is corrected (and, with --write, re-checked) before any is written: an error or Ctrl-C on the
     # way leaves them all untouched
     for n, (job, config) in enumerate(jobs, 1):
-        key = linter_key(config)
+        key = models_key(config)
         if key not in linters:
             linter = Linter(config)
             linters[key] = (linter, _corrector(args.method, linter))

@@ -20,12 +20,18 @@ CHUNK = 4  # pieces per step: ~15-20 ms on 2 cores, the longest an edit waits be
 LIMIT = 1500  # pieces per context set (the value cache holds 2,048 texts; a larger context stays lazy)
 
 
-def steps(linter: Any, context: Sequence[ContextDoc], chunk: int = CHUNK, limit: int = LIMIT) -> Iterator[int]:
+def steps(linter: Any, context: Sequence[ContextDoc], chunk: int = CHUNK, limit: int = LIMIT,
+          config: Any = None) -> Iterator[int]:
     """Embed and analyse ``context``'s evidence pieces a chunk per step; each step yields the pieces done.
 
-    Planned now, with the linter's current settings (the server swaps them per check); empty unless evidence
-    is assembled from pieces and there is something to do: ranking (a context longer than a premise) or FL400."""
-    cfg = linter.config
+    Planned now, with ``config`` (the settings of the check that read the context; None: the linter's own);
+    empty unless evidence is assembled from pieces and there is something to do: ranking (a context longer than
+    a premise) or FL400."""
+    with linter.using(config) as cfg:
+        return _plan(linter, context, chunk, limit, cfg)
+
+
+def _plan(linter: Any, context: Sequence[ContextDoc], chunk: int, limit: int, cfg: Any) -> Iterator[int]:
     if cfg.evidence != "assembled" or not context:
         return iter(())
     keys = [doc_key(doc) for doc in context]
@@ -37,12 +43,14 @@ def steps(linter: Any, context: Sequence[ContextDoc], chunk: int = CHUNK, limit:
     fl400 = cfg.rule_enabled("FL400")
     if not texts or not (ranked or fl400):
         return iter(())
-    return _run(linter, linter.relevance if ranked else None, linter.values if fl400 else None, texts,
+    return _run(linter, cfg, linter.relevance if ranked else None, linter.values if fl400 else None, texts,
                 linter._disk_documents(context, keys) if ranked else [], chunk)
 
 
-def _run(linter: Any, relevance: Any, values: Any, texts: list[str], disk_docs: list, chunk: int) -> Iterator[int]:
-    linter._load_embeddings(disk_docs)  # what an earlier process embedded is read, not computed
+def _run(linter: Any, cfg: Any, relevance: Any, values: Any, texts: list[str], disk_docs: list, chunk: int
+         ) -> Iterator[int]:
+    with linter.using(cfg):  # the disk cache the check's settings name
+        linter._load_embeddings(disk_docs)  # what an earlier process embedded is read, not computed
     for i in range(0, len(texts), chunk):
         part = texts[i:i + chunk]
         if relevance is not None:
@@ -50,4 +58,5 @@ def _run(linter: Any, relevance: Any, values: Any, texts: list[str], disk_docs: 
         if values is not None:
             values.prepare(part)
         yield i + len(part)
-    linter._store_embeddings(disk_docs)
+    with linter.using(cfg):
+        linter._store_embeddings(disk_docs)

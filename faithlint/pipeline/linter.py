@@ -14,10 +14,10 @@ import dataclasses
 import gc
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from operator import attrgetter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ from faithlint.cache.disk import DiskCache, open_cache
 from faithlint.claims.aggregate import supported_share
 from faithlint.claims.extractors import extractor_for, extractor_settings, warm_up
 from faithlint.claims.units import ClaimUnit, ClaimUnits
-from faithlint.claims.verdicts import Verdict, claim_result, claims_flag, deduplicated, take_claims_verdict
+from faithlint.claims.verdicts import claim_result, claims_flag, deduplicated, take_claims_verdict
 from faithlint.config import Config
 from faithlint.document.markdown import Extracted, extract
 from faithlint.document.sentences import SentenceSplitter, Splitters, load_spacy
@@ -36,13 +36,15 @@ from faithlint.document.units import SentenceExtractor, split_units
 from faithlint.evidence.grounding import GroundingModel, context_terms_of, ground
 from faithlint.evidence.index import ContextIndex, context_file, doc_key
 from faithlint.evidence.pieces import evidence_quote
-from faithlint.evidence.relevance import load_relevance
 from faithlint.evidence.selection import claim, selector_for, verbatim_evidence
 from faithlint.evidence.windows import token_budget
-from faithlint.lazy_imports import import_torch
+from faithlint.models.checkers.base import Checker, as_checker
 from faithlint.models.checkers.span_head import marks_in_unit
 from faithlint.pipeline.aggregators import aggregator_for
 from faithlint.pipeline.figures import hypothesis_edits, marks_before_edits, rewritten
+from faithlint.pipeline.registry import CheckerSettings, RelevanceSettings, checker_for, models_key, relevance_for
+from faithlint.pipeline.registry import load_checker as load_checker  # re-exported: it was defined here first
+from faithlint.pipeline.scoring import PairScorer
 from faithlint.pipeline.stages import (
     Aggregator,
     EvidenceRequest,
@@ -51,17 +53,21 @@ from faithlint.pipeline.stages import (
     Selection,
     Unit,
     UnitExtractor,
+    as_rule,
 )
 from faithlint.pipeline.stats import Stats as Stats  # re-exported: it was defined here first
 from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.finish import finish
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
-from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, verdict_fields
+from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, Verdict
 from faithlint.types import scale_1_5 as scale_1_5  # re-exported: it was defined here before types.py
 
-_NEUTRAL = np.array([0.0, 1.0, 0.0])
-_ENTAILED = np.array([1.0, 0.0, 0.0])
+
+class _Checking(threading.local):
+    """The config of the check running in this thread (``Linter.check(config=...)``; None: the linter's own)."""
+
+    config: Config | None = None
 
 
 class Linter:
@@ -76,47 +82,78 @@ class Linter:
                  extractor: UnitExtractor | None = None, selector: EvidenceSelector | None = None,
                  aggregator: Aggregator | None = None, rules: Sequence[RuleLike] | None = None,
                  monitor: Any = None, claims: ClaimUnits | None = None) -> None:
-        self.config = config or Config()
-        self._checker = checker
+        self._config = config or Config()
+        self._checking = _Checking()
+        # a given checker or relevance model is kept whatever the settings; loaded ones follow models_key
+        self._checker: Checker | None = as_checker(checker) if checker is not None else None
+        self._checker_key: CheckerSettings | None = None
         self._relevance = relevance
+        self._relevance_key: RelevanceSettings | None = None
         self._splitters = splitter if isinstance(splitter, Splitters) else Splitters(splitter)  # RAC shares them
         self._values = values
         self.extractor: UnitExtractor = extractor or SentenceExtractor(lambda: self.splitter)
         self._selector = selector
         self._aggregator = aggregator
-        self._rules = list(rules) if rules is not None else None
+        self._rules = [as_rule(r) for r in rules] if rules is not None else None
         self._monitor = monitor
         self._claims = claims
+        self._claims_name: Any = None  # the extractor settings the claims were built for (None: given or none yet)
         self.index = ContextIndex(lambda: self.context_splitter, lambda: self.checker, lambda: self.disk_cache)
         self._stored: LRUCache = LRUCache(256)  # context documents: how many piece embeddings are on disk
         self._load_lock = threading.Lock()
         self._cache_lock = threading.Lock()
-        self._pair_cache: LRUCache = LRUCache(200_000)
         self._value_cache: LRUCache = LRUCache(20_000)
         self._verbatim_cache: LRUCache = LRUCache(20_000)
         # evidence selected per unit: an edit re-selects only the sentences it changed
         self._selection_cache: LRUCache = LRUCache(20_000)
-        self._count_cache: LRUCache = LRUCache(20_000)
         self.stats = Stats()
+        self.scorer = PairScorer(self.stats, self._cache_lock)
 
-    # lazily loaded parts
+    # ------------------------------------------------------------------ settings
     @property
-    def checker(self) -> Any:
+    def config(self) -> Config:
+        """The settings of the check in progress (``check(config=...)``, :meth:`using`), else the linter's own."""
+        return self._checking.config or self._config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self._config = config
+
+    @contextmanager
+    def using(self, config: Config | None) -> Iterator[Config]:
+        """Run what the block does with ``config`` (None: the linter's own) in this thread, as :meth:`check` does
+        with its ``config``: one linter serves drafts whose settings differ; models reload where
+        :func:`~faithlint.pipeline.registry.models_key` differs."""
+        outer = self._checking.config
+        self._checking.config = config or outer
+        try:
+            yield self.config
+        finally:
+            self._checking.config = outer
+
+    # ------------------------------------------------------------------ lazily loaded parts
+    @property
+    def checker(self) -> Checker:
+        return self._checker_for(self.config)
+
+    def _checker_for(self, config: Config) -> Checker:
         with self._load_lock:
-            c = self.config
-            llm = (c.llm_model, c.llm_endpoint, c.llm_endpoint_model, c.llm_api_key_env) if c.checker == "llm" else None
-            if self._checker is None or getattr(self, "_checker_llm", llm) != llm:  # a given checker is kept
-                self._checker = load_checker(c.model, c.device, c.max_length, c.batch_size, c.precision, llm=llm,
-                                             runtime=c.runtime, threads=c.threads)
-                self._checker_llm = llm
+            key = models_key(config).checker
+            if self._checker is None or (self._checker_key is not None and self._checker_key != key):
+                self._checker = checker_for(key)
+                self._checker_key = key
             return self._checker
 
     @property
     def relevance(self) -> Any:
+        return self._relevance_for(self.config)
+
+    def _relevance_for(self, config: Config) -> Any:
         with self._load_lock:
-            if self._relevance is None:
-                c = self.config
-                self._relevance = load_relevance(c.relevance, c.runtime, c.threads)
+            key = models_key(config).relevance
+            if self._relevance is None or (self._relevance_key is not None and self._relevance_key != key):
+                self._relevance = relevance_for(key)
+                self._relevance_key = key
             return self._relevance
 
     @property
@@ -160,7 +197,7 @@ class Linter:
         c = self.config
         if c.grounding != "on" or c.monitor == "on":
             return None
-        return getattr(self.checker, "grounding", None)
+        return self.checker.grounding
 
     @property
     def claims(self) -> ClaimUnits:
@@ -168,7 +205,7 @@ class Linter:
         with self._load_lock:
             c = self.config
             name = extractor_settings(c)
-            if self._claims is None or getattr(self, "_claims_name", name) != name:
+            if self._claims is None or (self._claims_name is not None and self._claims_name != name):
 
                 nlp = self._splitters.nlp()
                 self._claims = ClaimUnits(extractor_for(c, nlp))
@@ -191,7 +228,7 @@ class Linter:
 
     def cache_sizes(self) -> dict[str, int]:
         """Entries per cache (the server's status command shows them)."""
-        return {"pairs": len(self._pair_cache), "contextDocs": len(self.index.sentences_cache),
+        return {"pairs": len(self.scorer.pairs), "contextDocs": len(self.index.sentences_cache),
                 "windows": len(self.index.windows_cache), "values": len(self._value_cache),
                 "selections": len(self._selection_cache)}
 
@@ -208,8 +245,9 @@ class Linter:
     def load_models(self) -> None:
         """Load the checker and relevance models on a helper thread while spaCy loads on this one: OpenVINO and
         ONNX Runtime build their sessions without holding the GIL, so a cold start waits for the slower, not both."""
+        config = self.config  # the helper thread has no check of its own
         with ThreadPoolExecutor(1, thread_name_prefix="faithlint-load") as pool:
-            models = pool.submit(lambda: (self.checker, self.relevance))
+            models = pool.submit(lambda: (self._checker_for(config), self._relevance_for(config)))
             _ = self.splitter, self.context_splitter
             models.result()
         gc.freeze()  # the models live as long as the process: full collections (~0.1 s, mid-check) skip them
@@ -224,15 +262,24 @@ class Linter:
     def check(self, text: str, context: Sequence[ContextDoc], *, path: str | None = None, id: str | None = None,
               query: str | None = None, markdown: bool = True, extracted: Extracted | None = None,
               cancelled: Callable[[], bool] | None = None,
-              partial: Callable[[DraftResult], None] | None = None, first: int = 8) -> DraftResult:
+              partial: Callable[[DraftResult], None] | None = None, first: int = 8,
+              config: Config | None = None) -> DraftResult:
         """Check one draft. ``cancelled`` is polled between stages (the server cancels superseded checks).
 
+        ``config``: this draft's settings (None: the linter's own); drafts whose settings choose the same models
+        (:func:`~faithlint.pipeline.registry.models_key`) share one linter and its caches this way.
         ``extracted``: the draft already parsed by :func:`faithlint.document.markdown.extract` (preparation parses
         it for its front matter; it is not parsed twice). With ``partial``, a long draft (over ``3 * first``
         units) is checked in two passes: the first ``first`` units, handed to ``partial`` as a result of
         their own, then the rest; an editor shows the top of a freshly opened draft while the rest is
         still being checked.
         """
+        with self.using(config):
+            return self._check(text, context, path, id, query, markdown, extracted, cancelled, partial, first)
+
+    def _check(self, text: str, context: Sequence[ContextDoc], path: str | None, id: str | None, query: str | None,
+               markdown: bool, extracted: Extracted | None, cancelled: Callable[[], bool] | None,
+               partial: Callable[[DraftResult], None] | None, first: int) -> DraftResult:
         self.stats.stage_ms = {}
         t = time.perf_counter()
         ex = extracted if extracted is not None else extract(text, markdown=markdown)
@@ -283,9 +330,8 @@ class Linter:
         """
         cfg = self.config
         checker = self.checker
-        counts = self._token_counts(checker, texts)
-        model_max = getattr(checker, "model_max", 512)
-        budgets = [token_budget(cfg.max_length, n, model_max=model_max) for n in counts]
+        counts = self.scorer.token_counts(checker, texts)
+        budgets = [token_budget(cfg.max_length, n, model_max=checker.model_max) for n in counts]
         keys = [doc_key(doc) for doc in context]
         alone = list(standalone) + [False] * (len(texts) - len(standalone))
         hypotheses = [s if a else claim(s, query, cfg.query_claim) for s, a in zip(texts, alone)]
@@ -336,27 +382,13 @@ class Linter:
                 self.relevance.store_cached(texts, self.disk_cache)
                 self._stored[ident] = n
 
-    def _token_counts(self, checker: Any, texts: Sequence[str]) -> list[int]:
-        """``checker.count_tokens``, remembered per text: an edit re-counts only the sentences it changed."""
-        name = getattr(checker, "name", type(checker).__name__)
-        keys = [(name, t) for t in texts]
-        with self._cache_lock:
-            counts = [self._count_cache.get(k) for k in keys]
-        todo = [i for i, n in enumerate(counts) if n is None]
-        if todo:
-            fresh = checker.count_tokens([texts[i] for i in todo])
-            with self._cache_lock:
-                for i, n in zip(todo, fresh):
-                    counts[i] = self._count_cache[keys[i]] = n
-        return [n for n in counts if n is not None]
-
     def _settings_fingerprint(self) -> str:
         """What besides a unit and the context decides its evidence: every setting, the selector (a given one by
         identity), the relevance model and the checker's tokenizer."""
         custom = id(self._selector) if self._selector is not None else ""
         parts = [self.config.model_dump_json(), type(self.selector).__qualname__, custom,
                  getattr(self.relevance, "name", type(self.relevance).__name__), getattr(self.relevance, "runtime", ""),
-                 getattr(self.checker, "name", type(self.checker).__name__)]
+                 self.checker.name]
         return digest(*map(str, parts)).hex()
 
     # ------------------------------------------------------------------ stages
@@ -382,11 +414,11 @@ class Linter:
         copied, selections, hypotheses = self.evidence(texts, context, query, standalone)
         t = self.stats.add_ms("evidence", t)
         if cancelled and cancelled():
-            return [(_NEUTRAL.copy(), None, [], []) for _ in texts]
+            return [Verdict.neutral() for _ in texts]
         # the checker reads the unit's figures as its evidence writes them ("forty" -> "40"); marks map back
         edits = hypothesis_edits(selections, hypotheses) if self.config.align_values else [[] for _ in texts]
         pairs = [(p, rewritten(h, e)) for sel, h, e in zip(selections, hypotheses, edits) for p in sel.premises]
-        probs, fresh, marks = self._score(pairs)
+        probs, fresh, marks = self.scorer.score(self.checker, self.config.max_length, pairs)
         self.stats.add_ms("checker", t)
         out: list[Verdict] = []
         k = 0
@@ -399,51 +431,17 @@ class Linter:
             k += n
             self.stats.sentences_checked += 1
             if hit is not None:
-                out.append((_ENTAILED.copy(), hit, [hit], []))
+                out.append(Verdict.copied(hit))
             elif n == 0 or not sel.evidence:
-                out.append((_NEUTRAL.copy(), None, [], []))
+                out.append(Verdict.neutral())
             elif sel.best is None:  # one premise per window: the aggregator picks the deciding one
                 agg, best = self.aggregator(p, np.array(sel.weights))
-                out.append((agg, sel.evidence[best], sel.evidence, marks_in_unit(m[best], text, h)))
+                out.append(Verdict(agg, sel.evidence[best], sel.evidence, marks_in_unit(m[best], text, h)))
             else:  # one assembled premise: its verdict, quoted from the piece the selector names
-                out.append((p[0], sel.evidence[sel.best], sel.evidence, marks_in_unit(m[0], text, h)))
+                out.append(Verdict(p[0], sel.evidence[sel.best], sel.evidence, marks_in_unit(m[0], text, h)))
         self.stats.sentences_rescored += rescored
         self.stats.last["sentences_rescored"] += rescored
         return out
-
-    def _score(self, pairs: list[tuple[str, str]]
-               ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[int, int]] | None]]:
-        """Probabilities for each pair, which pairs the model had to run (not cached), and the words of each
-        hypothesis the checker's span head marks (None: the checker has no span head)."""
-        name = getattr(self.checker, "name", type(self.checker).__name__)
-        keys = [digest(name, str(self.config.max_length), p, h) for p, h in pairs]
-        out = np.zeros((len(pairs), 3), dtype=np.float32)
-        marks: list[list[tuple[int, int]] | None] = [None] * len(pairs)
-        todo = []
-        with self._cache_lock:
-            for i, k in enumerate(keys):
-                hit = self._pair_cache.get(k)
-                if hit is None:
-                    todo.append(i)
-                else:
-                    out[i], marks[i] = hit
-        self.stats.pair_cache_hits += len(pairs) - len(todo)
-        self.stats.pairs_scored += len(todo)
-        self.stats.last["pairs"] += len(pairs)  # check() starts each draft's counts at 0
-        self.stats.last["scored"] += len(todo)
-        if todo:
-            premises, hypotheses = [pairs[i][0] for i in todo], [pairs[i][1] for i in todo]
-            if getattr(self.checker, "span_head", None) is not None:
-                scored, found = self.checker.score_and_mark(premises, hypotheses)
-            else:
-                scored, found = self.checker.score_pairs(premises, hypotheses), [None] * len(todo)
-            with self._cache_lock:
-                for i, row, m in zip(todo, scored, found):
-                    out[i], marks[i] = row, m
-                    self._pair_cache[keys[i]] = (row.copy(), m)
-        fresh = np.zeros(len(pairs), dtype=bool)
-        fresh[todo] = True
-        return out, fresh, marks
 
     def _result(self, result: DraftResult, ex: Extracted, units: list[Unit], verdicts: Sequence[Verdict | None],
                 cancelled: Callable[[], bool] | None = None, context: Sequence[ContextDoc] = (),
@@ -454,7 +452,7 @@ class Linter:
         for i, (u, verdict) in enumerate(zip(units, verdicts)):
             cs = [claim_result(c, v) for c, v in zip(claims[i], claim_verdicts[i])] if use_claims else None
             if verdict is None:  # judged through its claims only (their aggregate is taken below)
-                result.sentences.append(_sentence_result(u, (_NEUTRAL.copy(), None, [], []), cs, "claims"))
+                result.sentences.append(_sentence_result(u, Verdict.neutral(), cs, "claims"))
             else:
                 result.sentences.append(_sentence_result(u, verdict, cs))
         if cancelled and cancelled():
@@ -518,8 +516,8 @@ class Linter:
         point = point or cfg.operating_point()
         ctx = RuleContext(cfg, point, self._mismatches, claim_point, context)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
-        sentence_rules = [r for r in rules if "sentence" in getattr(r, "units", ("sentence",))]
-        claim_rules = [r for r in rules if "claim" in getattr(r, "units", ("sentence",))]
+        sentence_rules = [r for r in rules if "sentence" in r.units]
+        claim_rules = [r for r in rules if "claim" in r.units]
         findings: list[Finding] = []
         for i, (u, r) in enumerate(zip(units, results)):
             judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text))
@@ -551,57 +549,5 @@ class Linter:
 
 def _sentence_result(u: Unit, verdict: Verdict, claims: list[ClaimResult] | None,
                      verdict_from: str = "sentence") -> SentenceResult:
-    probs, evidence, windows, marks = verdict
-    return SentenceResult(start=u.start, end=u.end, text=u.text, **verdict_fields(probs), evidence=evidence,
-                          windows=windows, claims=claims, verdict_from=verdict_from, marks=list(marks))
-
-
-_CHECKERS: dict[tuple, Any] = {}
-_CHECKERS_LOCK = threading.Lock()
-
-
-def release_checker(checker: Any) -> None:
-    """Drop ``checker`` from the process's model cache (:func:`load_checker`); it is freed with its last user."""
-    with _CHECKERS_LOCK:
-        for key in [k for k, v in _CHECKERS.items() if v is checker]:
-            del _CHECKERS[key]
-
-
-def load_checker(model: str | None, device: str, max_length: int, batch_size: int,
-                 precision: str = "auto", llm: tuple[str | None, str | None, str | None, str] | None = None,
-                 runtime: str = "auto", threads: int = 0) -> Any:
-    """One loaded model per process and settings: batch runs, tests and the server share it.
-
-    ``llm``: (llm_model, llm_endpoint, llm_endpoint_model, llm_api_key_env) for ``checker = "llm"``: the LLM
-    checker on the claim extractor's model instead of the NLI model. ``runtime``: where the NLI model runs
-    (:func:`faithlint.models.checkers.onnx_checker.pick_runtime`: OpenVINO, else ONNX Runtime, for the bundled model on
-    the CPU; the torch path for Hugging Face ids and CUDA); ``threads``: intra-op threads (0: auto)."""
-    from faithlint.models.checkers import nli
-    from faithlint.models.checkers.onnx_checker import ONNXChecker, pick_runtime, resolve_threads, threads_requested
-    from faithlint.models.checkers.openvino_checker import OpenVINOChecker
-
-    if llm is not None:
-        key: tuple = ("llm", device, *llm)
-        with _CHECKERS_LOCK:
-            if key not in _CHECKERS:
-                from faithlint.claims.llm import llm_extractor
-                from faithlint.models.checkers.llm_checker import LLMChecker
-
-                _CHECKERS[key] = LLMChecker(llm_extractor(llm[0], device, *llm[1:]).generator)
-            return _CHECKERS[key]
-    kind = pick_runtime(runtime, model, device, precision)
-    key = (model, device, max_length, batch_size, precision, kind, threads)
-    with _CHECKERS_LOCK:
-        if key not in _CHECKERS:
-            if kind != "torch":
-                cls = OpenVINOChecker if kind == "openvino" else ONNXChecker
-                _CHECKERS[key] = cls(model, max_length=max_length, batch_size=batch_size, precision=precision,
-                                     threads=threads)
-            else:
-                if threads_requested(threads):  # set by the user: the torch path honours it too
-                    import_torch().set_num_threads(resolve_threads(threads))
-                _CHECKERS[key] = nli.NLIChecker(model, device=device, max_length=max_length, batch_size=batch_size,
-                                                quantize=None if precision == "auto" else precision)
-            path = Path(nli.resolve_model(model)[0])  # the grounding fitted for these weights lives beside them
-            _CHECKERS[key].grounding = GroundingModel.load(path) if path.is_dir() else None
-        return _CHECKERS[key]
+    return SentenceResult(start=u.start, end=u.end, text=u.text, **verdict.fields(), claims=claims,
+                          verdict_from=verdict_from, marks=list(verdict.marks))

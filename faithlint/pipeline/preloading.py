@@ -83,7 +83,7 @@ def settle(used_checker: Any) -> None:
         dropped, _dropped = _dropped, None
     checker = getattr(dropped, "_checker", None)
     if checker is not None and checker is not used_checker:
-        from faithlint.pipeline.linter import release_checker
+        from faithlint.pipeline.registry import release_checker
 
         release_checker(checker)
 

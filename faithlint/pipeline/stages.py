@@ -13,7 +13,7 @@ aggregator=..., rules=...)``. The defaults: :class:`~faithlint.document.units.Se
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Aggregator", "Checker", "EvidenceRequest", "EvidenceSelector", "ReportsUnchecked", "RuleLike",
            "Selection", "Unit",
-           "UnitExtractor"]
+           "UnitExtractor", "as_rule"]
 
 
 @runtime_checkable
@@ -47,5 +47,29 @@ class RuleLike(Protocol):
 
     code: str
     name: str
+    units: tuple[str, ...]  # what it judges: "sentence", "claim" (a given rule without it judges sentences)
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]: ...
+
+
+class _SentenceRule:
+    """A given rule that names no ``units``: it judges sentences, as :class:`faithlint.rules.Rule` does by default.
+    Everything else is the rule's own."""
+
+    units = ("sentence",)
+
+    def __init__(self, rule: Any) -> None:
+        self.wrapped = rule
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "wrapped":
+            raise AttributeError(name)
+        return getattr(self.wrapped, name)
+
+    def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
+        return self.wrapped.check(judged, ctx)
+
+
+def as_rule(rule: Any) -> RuleLike:
+    """``rule`` itself when it says which units it judges, else wrapped once to judge sentences."""
+    return rule if hasattr(rule, "units") else _SentenceRule(rule)

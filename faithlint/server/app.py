@@ -19,7 +19,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,11 +29,12 @@ from pygls.uris import to_fs_path
 
 from faithlint import __version__
 from faithlint.claims.extractors import extractor_settings, warm_up
-from faithlint.config import Config, linter_key, models_key
+from faithlint.config import Config
 from faithlint.errors import FaithlintError
 from faithlint.evidence.index import doc_key
 from faithlint.evidence.warm_up import steps as warm_up_steps
 from faithlint.pipeline import preloading
+from faithlint.pipeline.registry import ModelsKey, models_key
 from faithlint.server import rpc
 from faithlint.server.checking import SHUTDOWN_WAIT_S, Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
 from faithlint.server.feature import Feature, pygls_handler
@@ -72,12 +73,12 @@ class DocState:
 
 
 class Models:
-    """One loaded :class:`~faithlint.pipeline.linter.Linter` per distinct model setting, created in the worker.
+    """One loaded :class:`~faithlint.pipeline.linter.Linter` per distinct model setting
+    (:func:`~faithlint.pipeline.registry.models_key`), created in the worker.
 
-    Settings that do not change which models are loaded (rules, thresholds, windows) are applied
-    per check by swapping ``linter.config`` -- safe because only the worker thread uses linters,
-    and the linter's caches are keyed by everything those settings affect. The claim settings are such
-    settings too: the linter builds the extractor ``claim_extractor`` names when it changes
+    Settings that do not change which models are loaded (rules, thresholds, windows) go to the linter with
+    each check (``check(config=...)``); its caches are keyed by everything those settings affect. The claim
+    settings are such settings too: the linter builds the extractor ``claim_extractor`` names when it changes
     (:attr:`~faithlint.pipeline.linter.Linter.claims`); :meth:`_load_claims` only loads it ahead of the check,
     with progress shown, since an LLM extractor takes seconds.
     """
@@ -85,19 +86,20 @@ class Models:
     def __init__(self, server: FaithlintServer, factory: Callable[[Config], Any] | None = None) -> None:
         self.server = server
         self.factory = factory
-        self.linters: dict[tuple[Any, ...], Any] = {}
+        self.linters: dict[ModelsKey, Any] = {}
+        self.configs: dict[ModelsKey, Config] = {}  # the settings of each linter's latest check (status)
         self.errors: dict[tuple[Any, ...], str] = {}
-        self.no_values: set[tuple[Any, ...]] = set()
+        self.no_values: set[ModelsKey] = set()
         self.claims_loaded: set[tuple[Any, ...]] = set()  # (models key, claim extractor settings) warmed up
         self.ready = threading.Event()
         self.load_seconds: float | None = None
         self.preloaded = False  # the first load took the models `faithlint serve` preloaded
 
-    key = staticmethod(models_key)
-    preload_key = staticmethod(linter_key)  # what a preloaded linter must share with the config to be taken
+    key = staticmethod(models_key)  # also what a preloaded linter must share with the config to be taken
 
-    def linter_for(self, config: Config) -> Any:
-        """The linter for ``config``'s models, loading them first if needed (worker thread only)."""
+    def linter_for(self, config: Config) -> tuple[Any, Config]:
+        """The linter for ``config``'s models, loading them first if needed, and the config its checks take (FL400
+        off where the value extractor cannot load) (worker thread only)."""
         key = self.key(config)
         if key in self.errors:
             raise FaithlintError(self.errors[key])
@@ -107,24 +109,25 @@ class Models:
         checked = config
         if key in self.no_values and config.rule_enabled("FL400"):
             checked = config.model_copy(update={"ignore": [*config.ignore, "FL400"]})
-        linter.config = checked
+        self.configs[key] = checked
         if checked.unit != "sentence":
-            self._load_claims(key, linter)
-        return linter
+            self._load_claims(key, linter, checked)
+        return linter, checked
 
-    def _load_claims(self, key: tuple[Any, ...], linter: Any) -> None:
-        """Load the claim extractor ``linter.config`` names, once per setting. A failure (an LLM endpoint that
+    def _load_claims(self, key: ModelsKey, linter: Any, config: Config) -> None:
+        """Load the claim extractor ``config`` names, once per setting. A failure (an LLM endpoint that
         does not answer) is remembered like a model's, so edits do not wait for it again; a settings change or
         ``faithlint.recheckWorkspace`` clears it."""
-        full = ("claims", key, extractor_settings(linter.config))
+        full = ("claims", key, extractor_settings(config))
         if full in self.errors:
             raise FaithlintError(self.errors[full])
         if full in self.claims_loaded:
             return
-        name = linter.config.claim_extractor
+        name = config.claim_extractor
         progress = self.server.progress_start("faithlint", f"Loading the claim extractor ({name})")
         try:
-            warm_up(linter.claims.extractor)
+            with linter.using(config):
+                warm_up(linter.claims.extractor)
         except Exception as exc:
             if not isinstance(exc, FaithlintError):
                 log.exception("claim extractor loading failed")
@@ -136,28 +139,29 @@ class Models:
             progress()
         self.claims_loaded.add(full)
 
-    def _load(self, key: tuple[Any, ...], config: Config) -> Any:
+    def _load(self, key: ModelsKey, config: Config) -> Any:
         from faithlint.pipeline.linter import Linter
 
-        progress = self.server.progress_start("faithlint", f"Loading models ({key[0]})")
+        progress = self.server.progress_start("faithlint", f"Loading models ({key.model})")
         t0 = time.perf_counter()
         try:
             # the defaults' models, loading since the process started (faithlint serve), when they are these
-            taken = None if self.factory else preloading.take(config, self.preload_key)
+            taken = None if self.factory else preloading.take(config, self.key)
             self.preloaded = self.preloaded or taken is not None
             linter = taken or (self.factory(config) if self.factory else Linter(config))
-            linter.load_models()
-            if not self.factory:
-                preloading.settle(linter.checker)
-            if config.monitor == "on":  # the surrogate LM and the aggregator (a load error is reported like any)
-                linter.monitor.load()
-            try:
-                if config.rule_enabled("FL400"):
-                    _ = linter.values
-            except ImportError as exc:  # value extraction not installed/available: the NLI rules still work
-                self.no_values.add(key)
-                self.server.call_soon(self.server.show_once, f"FL400 is disabled: the value extractor could not "
-                                      f"be loaded ({exc})", types.MessageType.Warning)
+            with linter.using(config):  # a preloaded linter's own settings are the defaults
+                linter.load_models()
+                if not self.factory:
+                    preloading.settle(linter.checker)
+                if config.monitor == "on":  # the surrogate LM and the aggregator (a load error is reported like any)
+                    linter.monitor.load()
+                try:
+                    if config.rule_enabled("FL400"):
+                        _ = linter.values
+                except ImportError as exc:  # value extraction not installed/available: the NLI rules still work
+                    self.no_values.add(key)
+                    self.server.call_soon(self.server.show_once, f"FL400 is disabled: the value extractor could "
+                                          f"not be loaded ({exc})", types.MessageType.Warning)
         except FaithlintError as exc:
             self.errors[key] = str(exc)
             self.server.call_soon(self.server.show_once, f"faithlint: {exc}", types.MessageType.Error)
@@ -374,7 +378,8 @@ class FaithlintServer(LanguageServer):
         resolved = self.settings.resolve(snap.path)
         for m in resolved.messages:
             self.call_soon(self.show_once, m, types.MessageType.Warning)
-        return self.models.linter_for(resolved.config), resolved
+        linter, config = self.models.linter_for(resolved.config)
+        return linter, replace(resolved, config=config)
 
     def _run_job(self, job: Job) -> Outcome:
         snap: Snapshot = job.payload
@@ -387,11 +392,12 @@ class FaithlintServer(LanguageServer):
             def partial(outcome: Outcome) -> None:
                 self.call_soon(self.deliver_partial, job, outcome)
         try:
-            outcome = check_snapshot(linter, linter.config, resolved.config_path, snap, job.cancelled, partial)
+            config = resolved.config
+            outcome = check_snapshot(linter, config, resolved.config_path, snap, job.cancelled, partial)
             if outcome.result is not None and not job.cancelled():  # read the rest of its context while idle,
                 docs = list(outcome.context_docs.values())  # once per context, models and settings
-                self.scheduler.set_idle(snap.uri, lambda: warm_up_steps(linter, docs),
-                                        key=(id(linter), linter.config.model_dump_json(), *map(doc_key, docs)))
+                self.scheduler.set_idle(snap.uri, lambda: warm_up_steps(linter, docs, config=config),
+                                        key=(id(linter), config.model_dump_json(), *map(doc_key, docs)))
             return outcome
         except FaithlintError as exc:  # a model failing mid-check (an LLM claim endpoint going away): not a bug
             return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])

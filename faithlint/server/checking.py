@@ -291,7 +291,7 @@ def prepare_snapshot(config: Any, config_path: Path | None, snap: Snapshot) -> P
 def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Snapshot,
                    cancelled: Callable[[], bool],
                    partial: Callable[[Outcome], None] | None = None) -> Outcome:
-    """Pair, load the context and check one draft exactly as ``faithlint check`` would
+    """Pair, load the context and check one draft with ``config`` exactly as ``faithlint check`` would
     (:func:`faithlint.inputs.drafts.prepare`, the one preparation path, on the editor's text).
 
     Never raises for bad input: problems become :class:`Problem` entries. ``partial`` receives an
@@ -322,7 +322,7 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
             partial(replace(out, result=result, problems=list(out.problems), partial=True,
                             elapsed=time.perf_counter() - t0))
     # the Markdown parsed once: preparation's parse (front matter) is the one the linter checks
-    out.result = draft.check(linter, path=str(snap.path), cancelled=cancelled, partial=on_partial)
+    out.result = draft.check(linter, path=str(snap.path), cancelled=cancelled, partial=on_partial, config=config)
     stats = getattr(linter, "stats", None)  # a linter given to the server may keep none
     out.stage_ms.update({k: v for k, v in getattr(stats, "stage_ms", {}).items() if k != "parse"})
     for note in out.result.notes:

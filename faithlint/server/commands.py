@@ -47,20 +47,21 @@ class Commands(Feature):
         linters = []
         for key, linter in ls.models.linters.items():
             st = linter.stats
+            config = ls.models.configs.get(key, linter.config)
             # where the NLI checker runs (openvino, onnx, torch) and at what precision: what a slow editor asks first
             runtime = getattr(linter._checker, "runtime", None)
             linters.append({
-                "model": key[0], "device": getattr(linter._checker, "device", None), "relevance": key[2],
+                "model": key.model, "device": getattr(linter._checker, "device", None), "relevance": key.relevance.kind,
                 "checker": getattr(linter._checker, "name", None),
                 "runtime": runtime, "precision": (linter._checker.quantize or "fp32") if runtime else None,
-                "unit": linter.config.unit,
+                "unit": config.unit,
                 "claims": _claims_status(linter),
                 "stats": {"sentencesChecked": st.sentences_checked, "claimsChecked": st.claims_checked,
                           "sentencesRescored": st.sentences_rescored, "pairsScored": st.pairs_scored,
                           "pairCacheHits": st.pair_cache_hits, "draftsChecked": st.drafts_checked,
                           "last": dict(st.last)},
                 "caches": linter.cache_sizes(),
-                "monitor": _monitor_status(linter) if key[-1] is not None else None,
+                "monitor": _monitor_status(linter, config) if key.monitor is not None else None,
             })
         docs = {uri: {"version": st.checked_version, "complete": bool(st.outcome and not st.outcome.partial),
                       "pairing": st.outcome.pairing_how if st.outcome else None,
@@ -88,9 +89,10 @@ class Commands(Feature):
         }
 
 
-def _monitor_status(linter: Any) -> dict[str, Any]:
+def _monitor_status(linter: Any, config: Any) -> dict[str, Any]:
     """What the monitor did: sentences the surrogate read (cache misses) and prefixes it had to read."""
-    monitor = linter.monitor
+    with linter.using(config):
+        monitor = linter.monitor
     lm = monitor._lm
     return {"sentencesRead": monitor.sentences_read, "prefixPasses": getattr(lm, "prefix_passes", 0),
             "surrogate": getattr(lm, "name", None)}

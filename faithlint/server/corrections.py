@@ -402,16 +402,18 @@ class Corrections(Feature):
             raise Cancelled("the correction was cancelled")
         ls = self.server
         linter, resolved = ls.linter_for_snapshot(snap)
-        prep = prepare_snapshot(linter.config, resolved.config_path, snap)
+        prep = prepare_snapshot(resolved.config, resolved.config_path, snap)
         draft = prep.draft
         if draft is None or not draft.context:
             why = "; ".join(p.message for p in prep.problems if p.severity == "error") or \
                 "no context is paired with this draft"
             return Corrected(notes=[f"{METHODS[run.method][0]}: nothing to correct from ({why})"])
         corrector = self.corrector_factory(run.method, linter)
-        return corrector.correct(draft.text, draft.context, query=draft.pairing.query if draft.pairing else None,
-                                 markdown=draft.markdown, within=run.span, cancel=run.cancel,
-                                 progress=progress.report if progress is not None else None)
+        with linter.using(resolved.config):  # the corrector checks and reads settings through the linter
+            return corrector.correct(draft.text, draft.context,
+                                     query=draft.pairing.query if draft.pairing else None, markdown=draft.markdown,
+                                     within=run.span, cancel=run.cancel,
+                                     progress=progress.report if progress is not None else None)
 
     def _deliver(self, run: Run, snap: Snapshot, result: Corrected, name: str) -> dict[str, Any]:
         """Keep the candidates for this version, offer them, and answer the command."""

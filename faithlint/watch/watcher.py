@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from faithlint.api import check_prepared
-from faithlint.config import linter_key
 from faithlint.errors import FaithlintError, InputError, ModelError
 from faithlint.inputs.configs import DraftConfigs
 from faithlint.inputs.context import display_path, source_texts
 from faithlint.inputs.discovery import IgnoreRules
 from faithlint.inputs.drafts import prepare_draft
+from faithlint.pipeline.registry import models_key
 from faithlint.types import fails
 from faithlint.watch.dependencies import affected, config_touched, dependencies, signature
 from faithlint.watch.discovery import DraftFinder
@@ -118,8 +118,9 @@ class Watcher:
         return changed
 
     def _linter(self, config: Config) -> Any:
-        """The linter for ``config``'s models (:func:`faithlint.config.linter_key`), its settings set to ``config``."""
-        key = linter_key(config)
+        """The linter for ``config``'s models (:func:`faithlint.pipeline.registry.models_key`), its settings set to
+        ``config``."""
+        key = models_key(config)
         if key not in self._linters:
             self._linters[key] = self._factory(config)
         linter = self._linters[key]

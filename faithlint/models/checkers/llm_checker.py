@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from faithlint.errors import ModelError
+from faithlint.models.checkers.base import CheckerBase
 
 __all__ = ["CHECKING_PROMPT", "INSTRUCTION", "LLMChecker", "parse_label"]
 
@@ -102,7 +103,7 @@ def _normalized(mass: Sequence[float]) -> np.ndarray:
     return p / p.sum()
 
 
-class LLMChecker:
+class LLMChecker(CheckerBase):
     """A chat model behind the :class:`~faithlint.models.checkers.base.Checker` interface (RefChecker's prompt)."""
 
     def __init__(self, generator: Any, max_length: int = 1024) -> None:

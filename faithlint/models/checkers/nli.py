@@ -22,6 +22,7 @@ import numpy as np
 
 from faithlint.errors import ModelError, first_line
 from faithlint.lazy_imports import import_torch
+from faithlint.models.checkers.base import CheckerBase
 from faithlint.offline import ALLOW_DOWNLOADS, downloads_allowed
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default"  # faithlint/models/default
@@ -91,7 +92,7 @@ def label_indices(id2label: dict[Any, str], model: str) -> tuple[int, int | None
     return ent[0], (neu[0] if neu else None), (con[0] if con else None)
 
 
-class NLIChecker:
+class NLIChecker(CheckerBase):
     """A cross-encoder NLI model behind the :class:`~faithlint.models.checkers.base.Checker` interface."""
 
     runtime = "torch"  # where the model runs (the exported-graph subclasses say onnx or openvino)
