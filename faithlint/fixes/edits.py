@@ -122,9 +122,11 @@ class Corrector(Protocol):
 
     def propose(self, target: FixTarget) -> list[Proposal]:
         """Fixes that apply to this finding (cheap: the editor asks on every lightbulb)."""
+        ...
 
     def edits(self, target: FixTarget, args: dict[str, Any]) -> list[Edit]:
         """The edits of a chosen proposal."""
+        ...
 
 
 class CorrectorRegistry:

@@ -13,7 +13,7 @@ aggregator=..., rules=...)``. The defaults: :class:`~faithlint.document.units.Se
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class Aggregator(Protocol):
 class RuleLike(Protocol):
     """What the linter needs of a rule (:class:`faithlint.rules.Rule` implements it)."""
 
-    code: str
-    name: str
+    code: ClassVar[str]  # as :class:`faithlint.rules.Rule` declares them
+    name: ClassVar[str]
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]: ...

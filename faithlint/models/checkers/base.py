@@ -20,9 +20,12 @@ class Checker(Protocol):
 
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Return an (N, 3) array of P(entailment), P(neutral), P(contradiction)."""
+        ...
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens each text takes without special tokens."""
+        ...
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character span of each token of ``text``."""
+        ...
