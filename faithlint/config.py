@@ -31,7 +31,7 @@ from faithlint.rules.registry import RULES
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # pyright: ignore[reportMissingImports]  # installed on 3.10 only (its marker)
 
 
 

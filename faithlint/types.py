@@ -8,7 +8,7 @@ from them by :mod:`faithlint.document.positions`.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -25,7 +25,7 @@ def scale_1_5(score: float) -> int:
     return int(1 + round(4 * min(max(score, 0.0), 1.0)))
 
 
-def verdict_fields(probs: Sequence[float]) -> dict[str, Any]:
+def verdict_fields(probs: Iterable[float]) -> dict[str, Any]:
     """A result's label (the most likely; the first on a tie), probabilities, score (P(entailment)) and 1-5 scale."""
     p = {k: float(v) for k, v in zip(LABELS, probs)}
     return {"label": max(p, key=p.__getitem__), "probs": p, "score": p["entailment"],
@@ -151,7 +151,7 @@ class SentenceResult:
     verdict_from: str = "sentence"  # "sentence": the checker judged the sentence; "claims": aggregated from claims
     marks: list[tuple[int, int]] = field(default_factory=list)  # words the span head marks (offsets into text)
 
-    def set_verdict(self, probs: Sequence[float]) -> None:
+    def set_verdict(self, probs: Iterable[float]) -> None:
         """Take (entailment, neutral, contradiction) probabilities: label, probs, score and the 1-5 scale follow."""
         for key, value in verdict_fields(probs).items():
             setattr(self, key, value)

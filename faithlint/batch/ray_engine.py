@@ -65,6 +65,7 @@ def _no_usage_probe(ray: Any) -> Iterator[None]:
     if real is None:  # another Ray: nothing to skip (tests/test_no_network.py notices if it probes)
         yield
         return
+    assert services is not None  # it holds ``real``
 
     def start_api_server(include_dashboard: bool | None, *args: Any, **kwargs: Any) -> Any:
         if include_dashboard is False:

@@ -22,7 +22,7 @@ _RANK = {"entailment": 0, "neutral": 1, "contradiction": 2}
 MODES = ("strict", "soft", "major")
 
 
-def aggregate(probs: Sequence[np.ndarray], mode: str) -> tuple[np.ndarray, int]:
+def aggregate(probs: Sequence[Sequence[float]] | Sequence[np.ndarray], mode: str) -> tuple[np.ndarray, int]:
     """(the sentence's probabilities, index of the deciding claim) from its claims' probabilities."""
     if not len(probs):
         raise ValueError("a sentence without claims has no claim verdict")

@@ -353,14 +353,15 @@ def _triplet(sentences: Sequence[str], tokens: list[list[_Tok]], i: int, subj: s
             words[label] = parts[label]
         if spans[label] is None:
             return None, f"could not align {label} {_quote(parts[label])}"
-    obj_span = spans["object"]
-    if obj_span == spans["subject"]:
+    obj_span, subj_span, pred_span = spans["object"], spans["subject"], spans["predicate"]
+    assert obj_span is not None and subj_span is not None  # aligned above, or returned
+    if obj_span == subj_span:
         return None, f"subject and object are the same words in {_quote(f'({subj}, {pred}, {obj})')}"
-    if spans["predicate"] is None:  # paraphrased ("is" for an apposition): zero-width, the model's words
-        spans["predicate"], words["predicate"] = Span(obj_span.start, obj_span.start), pred
+    if pred_span is None:  # paraphrased ("is" for an apposition): zero-width, the model's words
+        pred_span, words["predicate"] = Span(obj_span.start, obj_span.start), pred
     obj_words = _lower_determiner(words["object"]) if obj_span.start == 0 else words["object"]
     text = as_sentence([words["subject"], words["predicate"], obj_words])
-    return Triplet(spans["subject"], spans["predicate"], obj_span, text), ""
+    return Triplet(subj_span, pred_span, obj_span, text), ""
 
 
 def _mentioned_before(tokens: list[list[_Tok]], i: int, part: str) -> bool:

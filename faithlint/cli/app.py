@@ -45,11 +45,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # typeshed types ``parents`` as the subparsers' own class; argparse takes any parser (the ignores below)
     p = _Parser(prog="faithlint", description="Check generated text against the context it came from.")
     p.add_argument("--version", action="version", version=f"faithlint {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    c = sub.add_parser("check", help="check drafts against their context", parents=[shared_options(
+    c = sub.add_parser("check", help="check drafts against their context", parents=[shared_options(  # pyright: ignore[reportArgumentType]
         context_help="context file or folder (repeatable); overrides front matter, siblings and pair rules",
         fail_on_help="lowest severity that fails (default: config)")])
     c.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
@@ -88,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_show.add_arguments(c)
 
     add_fix_arguments(sub.add_parser("fix", help="correct drafts from their context: print a diff, or --write it",
-                                     parents=[shared_options(context_help="context file or folder (repeatable)",
+                                     parents=[shared_options(context_help="context file or folder (repeatable)",  # pyright: ignore[reportArgumentType]
                                                              fail_on_help="lowest severity that fails")]))
 
     s = sub.add_parser("synth", help="write synthetic faithful/hallucinated pairs from your context files")
@@ -165,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     from faithlint.cli.watch import add_arguments as _watch_arguments
 
     _watch_arguments(sub.add_parser("watch", help="re-check drafts whenever they or their context change",
-                                    parents=[shared_options(
+                                    parents=[shared_options(  # pyright: ignore[reportArgumentType]
                                         context_help="context file or folder for every draft (repeatable); "
                                                      "overrides the pairing conventions",
                                         fail_on_help="with --once: lowest severity that makes the exit code 1 "

@@ -143,7 +143,7 @@ def _annotate_table(state: Any, new_tokens: list[Any]) -> None:
             rows.setdefault(tok.map[0], []).append(tok)
     for line, toks in rows.items():
         a, b = state.bMarks[line] + state.tShift[line], state.eMarks[line]
-        variants = []
+        variants: list[list[tuple[str, list[int]]]] = []
         for chars in _TRIM_VARIANTS:
             text, pos = _trim(state.src[a:b], list(range(a, b)), chars)
             cells = _split_cells(text, pos)

@@ -126,7 +126,7 @@ def import_spacy() -> Any:
                 if sys.modules.get(name) is stub:
                     del sys.modules[name]
             if getattr(sys.modules.get("spacy"), "cli", None) is stubs["spacy.cli"]:
-                del sys.modules["spacy"].cli
+                delattr(sys.modules["spacy"], "cli")
         lazy_submodule(spacy, "cli")
         return spacy
 
@@ -272,6 +272,7 @@ class SentenceSplitter:
         The senter misses boundaries the parser finds in run-on web text (headings, menus and captions
         flattened into one line); a long "sentence" would then be cut into evidence pieces at arbitrary
         tokens. Re-splitting only those keeps the senter's speed on prose."""
+        assert self._senter is not None and self.nlp is not None  # only called when the senter is loaded
         out: list[Span] = []
         for s in self._senter(self.nlp.make_doc(text)).sents:
             if len(s) > RESPLIT_TOKENS:

@@ -34,7 +34,7 @@ WEEKDAY = {**{d.lower(): d for d in WEEKDAYS}, **{d[:3].lower(): d for d in WEEK
 HOUR_KEYS = ("hour", "open", "schedule", "time")
 _TIME = r"(\d{1,2})(?::(\d{1,2}))?\s*([ap]\.?m\.?)?"
 _TIME_RANGE = re.compile(rf"\s*{_TIME}\s*(?:-|\u2013|\u2014|to)\s*{_TIME}\s*", re.IGNORECASE)
-US_STATES = dict(zip(
+US_STATES: dict[str, str] = dict(zip(
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK "
     "OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR".split(),
     ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",

@@ -88,7 +88,8 @@ def _share(pos: int, n: int, nouns: str, neg: int, middle: int) -> str:
 
 def _amount(cell: Node, symbol: str, unit: str, key_src: Src) -> Pieces:
     """"12 US dollars ($12)" (a currency the header names), "3 kilograms" (a unit) or "3"."""
-    out: Pieces = [(cell.text.strip(), cell.src)] + ([(f" {unit}", key_src)] if unit else [])
+    out: Pieces = [(cell.text.strip(), cell.src)]
+    out += [(f" {unit}", key_src)] if unit else []
     return out + [(" (", key_src), (f"{symbol}{cell.text.strip()}", cell.src), (")", key_src)] if symbol else out
 
 

@@ -432,6 +432,7 @@ class Verbaliser:
             self._sentence(subject, first, [(" has ", key_src), (text, child.src), (f" {noun}", key_src)], "",
                            key_src, "It")
         elif number and words.lower().endswith("stars"):
+            assert isinstance(value, (int, float))  # ``number`` says so
             if self.review:  # one review's stars, and how such a rating reads
                 tone = " (a positive review)" if value >= 4 else " (a negative review)" if value <= 2 else \
                     " (a mixed review)"
@@ -451,7 +452,7 @@ class Verbaliser:
             # "review_text": what the customer wrote
             self._sentence(subject, first, [(" wrote: ", key_src), (text, child.src)], "", key_src, "A customer")
         elif number and (unit := header_unit(key))[1]:  # "price_usd": 12 -> "Its price is 12 US dollars ($12)."
-            pieces = [(" is ", key_src), (text, child.src), (f" {unit[1]}", key_src)]
+            pieces: Pieces = [(" is ", key_src), (text, child.src), (f" {unit[1]}", key_src)]
             if unit[2]:
                 pieces += [(" (", key_src), (f"{unit[2]}{text}", child.src), (")", key_src)]
             self._sentence(subject, first, pieces, unit[0], key_src, "Its")

@@ -85,7 +85,8 @@ class MonitorModel:
                   "mlp_w1": self.mlp[0], "mlp_b1": self.mlp[1], "mlp_w2": self.mlp[2],
                   "mlp_b2": np.array([self.mlp[3]])}
         arrays.update({f"ref_{layer}": ref.astype(np.float16) for layer, ref in self.references.items()})
-        np.savez_compressed(folder / WEIGHTS, **arrays)
+        # numpy's stub matches **arrays against its allow_pickle keyword too; none of these names is that
+        np.savez_compressed(folder / WEIGHTS, **arrays)  # pyright: ignore[reportArgumentType]
         meta = {**self.meta, "format": FORMAT, "features": self.features, "thresholds": self.thresholds,
                 "layers": sorted(self.references)}
         (folder / META).write_text(json.dumps(meta, indent=2) + "\n")

@@ -520,12 +520,13 @@ class Linter:
         claim_rules = [r for r in rules if "claim" in r.units]
         findings: list[Finding] = []
         for i, (u, r) in enumerate(zip(units, results)):
-            judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text))
+            judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text) if r.evidence else "")
             own = [f for rule in sentence_rules for f in rule.check(judged, ctx)]
             found: list[Finding] = []
             if r.claims and claim_rules and claims_flag(r, cfg.claim_aggregation, claim_point):
                 for cu, cr in zip(claims[i], r.claims):
-                    judged_claim = Judged(cu, cr, lambda cr=cr: evidence_quote(cr.evidence, cr.text))
+                    judged_claim = Judged(cu, cr, lambda cr=cr: evidence_quote(cr.evidence, cr.text)
+                                          if cr.evidence else "")
                     found.extend(f for rule in claim_rules for f in rule.check(judged_claim, ctx))
             findings.extend(deduplicated(own, found))
             findings.extend(found)

@@ -69,7 +69,7 @@ def take(config: Config, key: Callable[[Config], Hashable]) -> Any | None:
     if got is None:
         return None
     got.thread.join()  # the models are needed now either way (spaCy goes on loading on its own thread)
-    if got.linter is not None and key(got.config) == key(config):
+    if got.linter is not None and got.config is not None and key(got.config) == key(config):  # config set by then
         return got.linter
     _dropped = got.linter
     return None

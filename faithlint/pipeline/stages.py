@@ -13,7 +13,7 @@ aggregator=..., rules=...)``. The defaults: :class:`~faithlint.document.units.Se
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -45,9 +45,9 @@ class Aggregator(Protocol):
 class RuleLike(Protocol):
     """What the linter needs of a rule (:class:`faithlint.rules.Rule` implements it)."""
 
-    code: str
-    name: str
-    units: tuple[str, ...]  # what it judges: "sentence", "claim" (a given rule without it judges sentences)
+    code: ClassVar[str]  # as :class:`faithlint.rules.Rule` declares them
+    name: ClassVar[str]
+    units: ClassVar[tuple[str, ...]]  # what it judges: "sentence", "claim" (a given rule without it judges sentences)
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]: ...
 
@@ -72,4 +72,4 @@ class _SentenceRule:
 
 def as_rule(rule: Any) -> RuleLike:
     """``rule`` itself when it says which units it judges, else wrapped once to judge sentences."""
-    return rule if hasattr(rule, "units") else _SentenceRule(rule)
+    return rule if hasattr(rule, "units") else cast(RuleLike, _SentenceRule(rule))

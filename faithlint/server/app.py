@@ -183,6 +183,8 @@ class Models:
 class FaithlintServer(LanguageServer):
     """faithlint's language server: the state its features share, and the features (:attr:`features`)."""
 
+    protocol: FaithlintProtocol  # ``protocol_cls`` below (pygls declares its base class)
+
     def __init__(self, linter_factory: Callable[[Config], Any] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("protocol_cls", FaithlintProtocol)
         super().__init__("faithlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
@@ -387,10 +389,11 @@ class FaithlintServer(LanguageServer):
             linter, resolved = self.linter_for_snapshot(snap)
         except FaithlintError as exc:
             return Outcome(snapshot=snap, problems=[Problem("error", "model", f"faithlint cannot check: {exc}")])
-        partial = None
+        partial: Callable[[Outcome], None] | None = None
         if snap.progressive:
-            def partial(outcome: Outcome) -> None:
+            def deliver(outcome: Outcome) -> None:
                 self.call_soon(self.deliver_partial, job, outcome)
+            partial = deliver
         try:
             config = resolved.config
             outcome = check_snapshot(linter, config, resolved.config_path, snap, job.cancelled, partial)

@@ -316,11 +316,12 @@ def check_snapshot(linter: Any, config: Any, config_path: Path | None, snap: Sna
         out.context_docs[doc.source] = doc
     if cancelled():
         return out
-    on_partial = None
+    on_partial: Callable[[DraftResult], None] | None = None
     if partial is not None:
-        def on_partial(result: DraftResult) -> None:
+        def deliver(result: DraftResult) -> None:
             partial(replace(out, result=result, problems=list(out.problems), partial=True,
                             elapsed=time.perf_counter() - t0))
+        on_partial = deliver
     # the Markdown parsed once: preparation's parse (front matter) is the one the linter checks
     out.result = draft.check(linter, path=str(snap.path), cancelled=cancelled, partial=on_partial, config=config)
     stats = getattr(linter, "stats", None)  # a linter given to the server may keep none

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from faithlint.config import Config
 from faithlint.server.feature import Command, Feature
 
 RECHECK_DOCUMENT = "faithlint.recheckDocument"
@@ -47,7 +48,7 @@ class Commands(Feature):
         linters = []
         for key, linter in ls.models.linters.items():
             st = linter.stats
-            config = ls.models.configs.get(key, linter.config)
+            config: Config = ls.models.configs.get(key) or linter.config
             # where the NLI checker runs (openvino, onnx, torch) and at what precision: what a slow editor asks first
             runtime = getattr(linter._checker, "runtime", None)
             linters.append({

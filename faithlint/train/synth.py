@@ -54,7 +54,7 @@ LABELS = ("entailment", "neutral", "contradiction")
 KINDS = ("entailed", "intrinsic", "extrinsic", "paraphrase", "fusion", "data_to_text", "mixed")
 
 
-def _num_variant(text: str, rng: random.Random) -> str | None:
+def _num_variant(text: str, rng: random.Random) -> tuple[str, int, int] | None:
     m = list(re.finditer(r"\d+(?:[.,]\d+)*", text))
     if not m:
         return None

@@ -149,7 +149,8 @@ def _passive(sent: Any, rng: random.Random) -> str | None:
     if (s_sub[0].i != sent.start or s_sub[-1].i != root.i - 1 or o_sub[0].i != root.i + 1
             or o_sub[-1].i - o_sub[0].i + 1 != len(o_sub) or obj[0].pos_ == "PRON"):
         return None
-    participle = PARTICIPLES.get(root.lower_, root.lower_)
+    lower: str = root.lower_
+    participle = PARTICIPLES.get(lower, lower)
     if not participle.endswith(("ed", "en", "wn", "un", "ne", "t", "d")) and root.lower_ not in PARTICIPLES:
         return None
     be = "were" if obj[0].tag_ in ("NNS", "NNPS") else "was"

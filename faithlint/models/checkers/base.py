@@ -32,16 +32,20 @@ class Checker(Protocol):
 
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Return an (N, 3) array of P(entailment), P(neutral), P(contradiction)."""
+        ...
 
     def score_and_mark(self, premises: Sequence[str], hypotheses: Sequence[str]
                        ) -> tuple[np.ndarray, list[Marks | None]]:
         """:meth:`score_pairs` and, per pair, the words of the hypothesis the span head marks (None: no head)."""
+        ...
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens each text takes without special tokens."""
+        ...
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character span of each token of ``text``."""
+        ...
 
 
 class CheckerBase:

@@ -286,6 +286,7 @@ class NLIChecker(CheckerBase):
         out = self._per_pair(rows, groups, out)
         for i, pair in wanted.items():
             if i in states and spans[pair]:
+                assert head is not None  # ``wanted`` is empty without one
                 tok, cls_state = states[i]
                 p = head.token_probs(tok, cls_state, float(out[pair, 0]), float(out[pair, 2]))
                 marks[pair] = head.marks(hypotheses[pair], spans[pair], p)

@@ -158,13 +158,14 @@ class SurrogateLM:
             raise ModelError(f"cannot load surrogate {source!r}: {first_line(exc)}") from exc
         if converted is not None and kwargs.get("gguf_file"):
             _save_converted(self.model, self.tokenizer, converted)
-        self.model.eval().to(self.device)
+        # transformers wraps ``to`` with functools.wraps(torch.nn.Module.to): pyright reads the unbound signature
+        self.model.eval().to(self.device)  # pyright: ignore[reportArgumentType]
         cfg = self.model.config
         self.window = int(getattr(cfg, "max_position_embeddings", 2048) or 2048)
         n = int(cfg.num_hidden_layers)
         self.layers = sorted({max(1, min(n, round(f * n))) for f in LAYERS})
         self._lock = threading.RLock()
-        self._prefixes: LRUCache = LRUCache(cache_tokens, getsizeof=lambda v: max(1, v[2]))
+        self._prefixes: LRUCache[bytes, tuple[Any, Any, int]] = LRUCache(cache_tokens, getsizeof=lambda v: max(1, v[2]))
         self.prefix_passes = 0  # counted for the benchmarks: prefixes that had to be read
 
     # ------------------------------------------------------------------ prompts

@@ -329,6 +329,7 @@ def _word_numbers(text: str, claims: _Claims) -> list[_Item]:
         seq = [words[i]]
         j = i + 1
         prev_type = "a" if a_prefix else _word_type(lw)
+        assert prev_type is not None  # every number word has a type
         while j < len(words):
             gap = text[seq[-1][2]:words[j][1]]
             wj = words[j][0].lower()
@@ -358,6 +359,7 @@ def _word_numbers(text: str, claims: _Claims) -> list[_Item]:
         item = _claim_numeric(text, claims, res)
         if item is None:
             continue
+        assert res is not None  # an item comes from a classified number
         if res[0] == "number" and len(toks) == 1 and res[3] <= 10:  # kind, amount as classified
             item = replace(item, count=True)
         out.append(item)

@@ -188,8 +188,8 @@ def _classify(text: str, s: int, e: int, amount: Decimal, quantum: Decimal, digi
             plain4 = False
         elif _ORDINAL_SUFFIX_RE.match(rest) and not currency:
             return ("ordinal", s, e + 2, amount, Decimal(1), "", None)
-        elif plain4 and amount % 10 == 0 and _DECADE_SUFFIX_RE.match(rest):
-            return ("date", s, e + _DECADE_SUFFIX_RE.match(rest).end(), amount, Decimal(1), "", "decade")
+        elif plain4 and amount % 10 == 0 and (decade := _DECADE_SUFFIX_RE.match(rest)):
+            return ("date", s, e + decade.end(), amount, Decimal(1), "", "decade")
     cm = _CURRENCY_SUFFIX_RE.match(rest)
     if cm and not currency:
         word = (cm["cur"] or "").lower()
