@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,8 +26,6 @@ from pydantic import (
 )
 
 from faithlint.errors import ConfigError
-from faithlint.rules.operating_point import OperatingPoint
-from faithlint.rules.registry import RULES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,10 +33,39 @@ else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
 
+# --- rule codes: the settings name rules, but know none; the registry in use says which exist -------------
 
-def _registered(code: str) -> str:
-    if code not in RULES:
-        raise ValueError(f"unknown rule code '{code}'")
+#: The built-in rules' codes, in registration order: what settings may name before any registry is in use.
+BUILTIN_RULES: tuple[str, ...] = ("FL100", "FL110", "FL200", "FL210", "FL300", "FL400", "FL001", "FL002")
+_registry: Collection[str] | None = None
+
+
+def use_rules(rules: Collection[str]) -> None:
+    """Validate rule codes against ``rules`` (a registry of rules by code, in registration order) where
+    validation is given none: :data:`faithlint.rules.RULES` installs itself when imported, so plugins'
+    codes count. A validation may name its own (``Config.model_validate(data, context={"rules": ...})``,
+    or ``rules=`` of :func:`load_config`, :func:`merge_overrides`, :func:`validate_settings`)."""
+    global _registry
+    _registry = rules
+
+
+def known_rules(info: ValidationInfo | None = None) -> Collection[str]:
+    """The rule codes settings may name: the validation's own registry, else the one in use, else the built-ins."""
+    context = info.context if info is not None else None
+    given = context.get("rules") if isinstance(context, dict) else None
+    if given is not None:
+        return given
+    return _registry if _registry is not None else BUILTIN_RULES
+
+
+def _context(rules: Collection[str] | None) -> dict[str, Any] | None:
+    return None if rules is None else {"rules": rules}
+
+
+def _registered(code: str, info: ValidationInfo) -> str:
+    known = known_rules(info)
+    if code not in known:
+        raise ValueError(f"unknown rule code '{code}' (known: {', '.join(known)})")
     return code
 
 
@@ -184,11 +212,12 @@ class Config(BaseModel):
 
     @field_validator("select", "ignore")
     @classmethod
-    def _known_prefixes(cls, value: list[str]) -> list[str]:
+    def _known_prefixes(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        codes = known_rules(info)
         for i, prefix in enumerate(value):
-            known = prefix == "ALL" or (prefix and any(code.startswith(prefix) for code in RULES))
+            known = prefix == "ALL" or (prefix and any(code.startswith(prefix) for code in codes))
             if not known:
-                raise ValueError(f"item {i}: '{prefix}' is not a rule code or prefix (known: {', '.join(RULES)})")
+                raise ValueError(f"item {i}: '{prefix}' is not a rule code or prefix (known: {', '.join(codes)})")
         return value
 
     @field_validator("markdown_extensions")
@@ -214,26 +243,10 @@ class Config(BaseModel):
         return settings.severity if settings and settings.severity else default
 
     def threshold_for(self, code: str, default: float) -> float:
+        """``rules.CODE.threshold`` where set, else ``default`` (the operating point:
+        :meth:`faithlint.rules.registry.RuleRegistry.operating_point`)."""
         settings = self.rules.get(code)  # type: ignore[call-overload]
         return settings.threshold if settings and settings.threshold is not None else default
-
-    def operating_point(self, defaults: dict[str, float] | None = None) -> OperatingPoint:
-        """Thresholds of the sentence-level rules: configured, else ``defaults`` (the monitor's calibrated
-        point), else the rules' calibrated defaults."""
-        defaults = defaults or {}
-
-        def threshold(code: str) -> float:
-            fallback = defaults.get(code, (RULES[code].threshold or 0.0) if code in RULES else 0.0)
-            return self.threshold_for(code, fallback)
-        return OperatingPoint(threshold("FL100"), threshold("FL200"), threshold("FL300"), threshold("FL400"))
-
-    def claim_point(self, defaults: dict[str, float] | None = None) -> OperatingPoint:
-        """Thresholds of the claim rules (FL110 contradiction, FL210 unsupported); ``low`` is unused."""
-        defaults = defaults or {}
-
-        def threshold(code: str) -> float:
-            return self.threshold_for(code, defaults.get(code, RULES[code].threshold or 0.0))
-        return OperatingPoint(threshold("FL110"), threshold("FL210"), 0.0)
 
 
 def _longest_prefix(code: str, prefixes: list[str]) -> int:
@@ -304,10 +317,10 @@ def _format_error(err: Any, table: str | None = None) -> str:
         section = ".".join(x for x in (table, _loc_str(loc[:-1])) if x)
         return f"unknown key '{loc[-1]}'" + (f" in [{section}]" if section else "")
     where = ".".join(x for x in (table, _loc_str(loc)) if x)
+    msg = str(err.get("msg", "invalid value"))
     if len(loc) == 3 and loc[0] == "rules" and loc[-1] == "[key]":
         where = ".".join(x for x in (table, f"rules.{loc[1]}") if x)
-        return f"{where}: unknown rule code '{loc[1]}' (known: {', '.join(RULES)})"
-    msg = str(err.get("msg", "invalid value"))
+        return f"{where}: {msg.removeprefix('Value error, ')}"
     msg = msg.removeprefix("Value error, ")
     value = err.get("input")
     if kind != "missing" and isinstance(value, (str, int, float, bool)) and not kind.startswith("value_error"):
@@ -322,9 +335,10 @@ def _raise_validation(exc: ValidationError, source: str, table: str | None = Non
     raise ConfigError(f"{source}: {first}{more}") from None
 
 
-def _validate(data: dict[str, Any], source: str, table: str | None = None) -> Config:
+def _validate(data: dict[str, Any], source: str, table: str | None = None,
+              rules: Collection[str] | None = None) -> Config:
     try:
-        return Config.model_validate(_normalize(data))
+        return Config.model_validate(_normalize(data), context=_context(rules))
     except ValidationError as exc:
         _raise_validation(exc, source, table)
         raise  # unreachable; keeps type checkers happy
@@ -381,7 +395,7 @@ def _pyproject_table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
     return table
 
 
-def _config_from_file(path: Path, explicit: bool) -> Config | None:
+def _config_from_file(path: Path, explicit: bool, rules: Collection[str] | None = None) -> Config | None:
     data = _read_toml(path)
     if path.name == PYPROJECT:
         table = _pyproject_table(path, data)
@@ -389,8 +403,8 @@ def _config_from_file(path: Path, explicit: bool) -> Config | None:
             if explicit:
                 raise ConfigError(f"{_display(path)}: no [{PYPROJECT_TABLE}] table")
             return None
-        return _validate(table, _display(path), PYPROJECT_TABLE)
-    return _validate(data, _display(path))
+        return _validate(table, _display(path), PYPROJECT_TABLE, rules)
+    return _validate(data, _display(path), rules=rules)
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -408,17 +422,19 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-def load_config(path: Path | None = None, start: Path | None = None) -> tuple[Config, Path | None]:
-    """Load ``path`` or discover the nearest config from ``start``; returns (config, absolute file or None)."""
+def load_config(path: Path | None = None, start: Path | None = None,
+                rules: Collection[str] | None = None) -> tuple[Config, Path | None]:
+    """Load ``path`` or discover the nearest config from ``start``; returns (config, absolute file or None).
+    ``rules``: the registry whose codes the settings may name (default: :func:`known_rules`)."""
     if path is not None:
         path = Path(path)
-        config = _config_from_file(path, explicit=True)
+        config = _config_from_file(path, explicit=True, rules=rules)
         assert config is not None
         return config, path.resolve()
     found = find_config(start)
     if found is None:
         return Config(), None
-    config = _config_from_file(found, explicit=False)
+    config = _config_from_file(found, explicit=False, rules=rules)
     assert config is not None
     return config, found
 
@@ -454,7 +470,8 @@ def _merged(base: Config, overrides: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def merge_overrides(config: Config, overrides: dict[str, Any], source: str = "overrides") -> Config:
+def merge_overrides(config: Config, overrides: dict[str, Any], source: str = "overrides",
+                    rules: Collection[str] | None = None) -> Config:
     """``config`` with ``overrides`` applied; keys whose value is None are ignored (flag not given).
 
     Raises ConfigError naming ``source`` (e.g. ``--top-p`` or ``initializationOptions``).
@@ -462,7 +479,7 @@ def merge_overrides(config: Config, overrides: dict[str, Any], source: str = "ov
     if not isinstance(overrides, dict):
         raise ConfigError(f"{source}: expected a table of settings, got {type(overrides).__name__}")
     given = _normalize({k: v for k, v in overrides.items() if v is not None})
-    return _validate(_merged(config, given), source)
+    return _validate(_merged(config, given), source, rules=rules)
 
 
 def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
@@ -488,7 +505,8 @@ def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     return False
 
 
-def validate_settings(data: Any, source: str, base: Config | None = None) -> tuple[Config, list[str]]:
+def validate_settings(data: Any, source: str, base: Config | None = None,
+                      rules: Collection[str] | None = None) -> tuple[Config, list[str]]:
     """Lenient validation for the language server: bad keys are ignored, one message each.
 
     An editor must keep working with a typo in its settings, so nothing here raises.
@@ -502,7 +520,7 @@ def validate_settings(data: Any, source: str, base: Config | None = None) -> tup
     messages: list[str] = []
     for _ in range(100):
         try:
-            return Config.model_validate(_merged(base, overrides)), messages
+            return Config.model_validate(_merged(base, overrides), context=_context(rules)), messages
         except ValidationError as exc:
             progress = False
             for err in exc.errors():

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+VERSION = "0.1.0"  # faithlint.__version__, stamped on reports (SARIF, HTML) and the server's info
 LABELS = ("entailment", "neutral", "contradiction")
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}

@@ -53,8 +53,9 @@ def test_rule_prints_its_documentation_offline():
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     rule = RULES["FL100"]
+    default = rule.threshold.default
     for needle in ("FL100 contradiction", rule.summary, "Default severity: error",
-                   f"{docs.grounded_thresholds()['FL100']:g} with grounding (the default), {rule.threshold:g} without",
+                   f"{docs.grounded_thresholds()['FL100']:g} with grounding (the default), {default:g} without",
                    "compared with P(contradiction)", "A contradiction needs common ground", rule.example.draft,
                    "[rules.FL100]", "--ignore FL100", "<!-- faithlint-disable-next-line FL100 -->",
                    "<!-- faithlint-disable-line FL100 -->", "docs/rules.md#fl100"):
