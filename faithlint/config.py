@@ -41,10 +41,9 @@ _registry: Collection[str] | None = None
 
 
 def use_rules(rules: Collection[str]) -> None:
-    """Validate rule codes against ``rules`` (a registry of rules by code, in registration order) where
-    validation is given none: :data:`faithlint.rules.RULES` installs itself when imported, so plugins'
-    codes count. A validation may name its own (``Config.model_validate(data, context={"rules": ...})``,
-    or ``rules=`` of :func:`load_config`, :func:`merge_overrides`, :func:`validate_settings`)."""
+    """Validate rule codes against ``rules`` (rules by code, in registration order) where validation is given
+    none (``Config.model_validate(data, context={"rules": ...})``, ``rules=`` of :func:`load_config`,
+    :func:`merge_overrides`, :func:`validate_settings`): :data:`faithlint.rules.RULES` installs itself."""
     global _registry
     _registry = rules
 
@@ -196,6 +195,12 @@ class Config(BaseModel):
     fod_temperature: float = Field(default=0.8, gt=0.0, le=2.0)
     fod_seed: int = 0
 
+    @model_validator(mode="before")
+    @classmethod
+    def _sections(cls, data: Any) -> Any:
+        """``Config(retrieval={"top_p": 0.5})`` as ``Config(top_p=0.5)`` (files and overrides: :func:`_normalize`)."""
+        return _flatten(data)[0] if isinstance(data, dict) else data
+
     @field_validator("monitor", "grounding", mode="before")
     @classmethod
     def _on_off(cls, value: Any) -> Any:
@@ -243,8 +248,7 @@ class Config(BaseModel):
         return settings.severity if settings and settings.severity else default
 
     def threshold_for(self, code: str, default: float) -> float:
-        """``rules.CODE.threshold`` where set, else ``default`` (the operating point:
-        :meth:`faithlint.rules.registry.RuleRegistry.operating_point`)."""
+        """``rules.CODE.threshold`` where set, else ``default`` (``faithlint.rules.RULES.operating_point``)."""
         settings = self.rules.get(code)  # type: ignore[call-overload]
         return settings.threshold if settings and settings.threshold is not None else default
 
@@ -258,6 +262,50 @@ def _longest_prefix(code: str, prefixes: list[str]) -> int:
         elif code.startswith(prefix):
             best = max(best, len(prefix))
     return best
+
+
+# --- sections: a file groups the settings in tables; each flat key stays valid at the top level -----------
+
+#: Section -> its settings, in the order ``--show-settings`` prints them. ``[rules]`` also holds the per-rule
+#: tables (``[rules.FL200]``), and ``[[pair]]`` stays at the top level.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "models": ("model", "checker", "device", "precision", "runtime", "threads", "batch_size", "max_length"),
+    "drafts": ("markdown_extensions", "max_file_size", "split", "min_words", "check_headings", "check_lead_ins",
+               "check_boilerplate"),
+    "retrieval": ("context_split", "relevance", "evidence", "evidence_candidates", "selection", "top_p", "top_k",
+                  "max_windows", "overlap", "verbatim"),
+    "scoring": ("aggregation", "align_values", "grounding", "monitor", "monitor_aggregator", "surrogate",
+                "monitor_max_context", "monitor_model"),
+    "claims": ("unit", "query_claim", "claim_aggregation", "claim_extractor"),
+    "llm": ("llm_model", "llm_endpoint", "llm_endpoint_model", "llm_api_key_env", "llm_timeout"),
+    "fix": ("rac_drop_unmentioned", "fod_tau1", "fod_tau2", "fod_beams", "fod_samples", "fod_sentences",
+            "fod_max_new_tokens", "fod_temperature", "fod_seed"),
+    "cache": ("cache_dir", "cache_max_mb"),
+    "rules": ("select", "ignore", "fail_on"),
+}
+SECTION_OF = {key: section for section, keys in SECTIONS.items() for key in keys}
+
+
+def _flatten(data: dict[str, Any], aliases: dict[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """``data`` with its sections' settings at the top level, and where each came from (``{"top_p":
+    "retrieval.top_p"}``). A key its section does not hold, or one set twice (flat and in its section), stays as
+    ``"section.key"``, which the model rejects and :func:`_format_error` names."""
+    out = {k: v for k, v in data.items() if not (k in SECTIONS and k != "rules" and isinstance(v, dict))}
+    origins: dict[str, str] = {}
+    for section, table in data.items():
+        if section not in SECTIONS or not isinstance(table, dict):
+            continue
+        rest: dict[str, Any] = {}
+        for key, value in (_rename(table, aliases) if aliases else table).items():
+            if section == "rules" and key not in SECTION_OF:
+                rest[key] = value  # a rule code's table
+            elif SECTION_OF.get(key) == section and key not in out:
+                out[key], origins[key] = value, f"{section}.{key}"
+            else:
+                out[f"{section}.{key}"] = value
+        if section == "rules":
+            out["rules"] = rest
+    return out, origins
 
 
 # --- key aliases -----------------------------------------------------------------------------------
@@ -286,15 +334,16 @@ def _rename(data: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _normalize(data: dict[str, Any]) -> dict[str, Any]:
-    data = _rename(data, _CONFIG_ALIASES)
+def _normalize(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Aliases renamed, sections flattened: the model's own keys, and where each came from (:func:`_flatten`)."""
+    data, origins = _flatten(_rename(data, _CONFIG_ALIASES), _CONFIG_ALIASES)
     rules = data.get("rules")
     if isinstance(rules, dict):
         data["rules"] = {code: _rename(v, _RULE_ALIASES) if isinstance(v, dict) else v for code, v in rules.items()}
     pairs = data.get("pair")
     if isinstance(pairs, list):
         data["pair"] = [_rename(p, _PAIR_ALIASES) if isinstance(p, dict) else p for p in pairs]
-    return data
+    return data, origins
 
 
 # --- error messages --------------------------------------------------------------------------------
@@ -309,10 +358,20 @@ def _loc_str(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _format_error(err: Any, table: str | None = None) -> str:
-    """One pydantic error -> ``key.path: reason`` (the caller prefixes the source)."""
+def _format_error(err: Any, table: str | None = None, origins: dict[str, str] | None = None) -> str:
+    """One pydantic error -> ``key.path: reason`` (the caller prefixes the source); ``origins``: the section
+    each flattened key came from (:func:`_flatten`)."""
     loc = tuple(err.get("loc", ()))
     kind = err.get("type", "")
+    if loc and isinstance(loc[0], str) and (origin := (origins or {}).get(loc[0])):
+        loc = (*origin.split("."), *loc[1:])
+    if kind == "extra_forbidden" and len(loc) == 1 and "." in str(loc[0]):  # kept by _flatten
+        section, key = str(loc[0]).split(".", 1)
+        where = ".".join(x for x in (table, section) if x)
+        if SECTION_OF.get(key) == section:
+            return f"{'.'.join(x for x in (table, key) if x)}: set twice, at the top level and in [{where}]"
+        home = f" ({key} belongs in [{SECTION_OF[key]}])" if key in SECTION_OF else ""
+        return f"unknown key '{key}' in [{where}]{home}"
     if kind == "extra_forbidden" and loc:
         section = ".".join(x for x in (table, _loc_str(loc[:-1])) if x)
         return f"unknown key '{loc[-1]}'" + (f" in [{section}]" if section else "")
@@ -328,19 +387,21 @@ def _format_error(err: Any, table: str | None = None) -> str:
     return f"{where}: {msg}" if where else msg
 
 
-def _raise_validation(exc: ValidationError, source: str, table: str | None = None) -> None:
+def _raise_validation(exc: ValidationError, source: str, table: str | None = None,
+                      origins: dict[str, str] | None = None) -> None:
     errors = exc.errors()
-    first = _format_error(errors[0], table)
+    first = _format_error(errors[0], table, origins)
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     raise ConfigError(f"{source}: {first}{more}") from None
 
 
 def _validate(data: dict[str, Any], source: str, table: str | None = None,
               rules: Collection[str] | None = None) -> Config:
+    data, origins = _normalize(data)
     try:
-        return Config.model_validate(_normalize(data), context=_context(rules))
+        return Config.model_validate(data, context=_context(rules))
     except ValidationError as exc:
-        _raise_validation(exc, source, table)
+        _raise_validation(exc, source, table, origins)
         raise  # unreachable; keeps type checkers happy
 
 
@@ -478,8 +539,12 @@ def merge_overrides(config: Config, overrides: dict[str, Any], source: str = "ov
     """
     if not isinstance(overrides, dict):
         raise ConfigError(f"{source}: expected a table of settings, got {type(overrides).__name__}")
-    given = _normalize({k: v for k, v in overrides.items() if v is not None})
-    return _validate(_merged(config, given), source, rules=rules)
+    given, origins = _normalize({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Config.model_validate(_merged(config, given), context=_context(rules))
+    except ValidationError as exc:
+        _raise_validation(exc, source, None, origins)
+        raise  # unreachable; keeps type checkers happy
 
 
 def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
@@ -516,7 +581,7 @@ def validate_settings(data: Any, source: str, base: Config | None = None,
         return base, []
     if not isinstance(data, dict):
         return base, [f"{source}: expected an object of settings, got {type(data).__name__} (ignored)"]
-    overrides = _normalize(copy.deepcopy({k: v for k, v in data.items() if v is not None}))
+    overrides, origins = _normalize(copy.deepcopy({k: v for k, v in data.items() if v is not None}))
     messages: list[str] = []
     for _ in range(100):
         try:
@@ -524,7 +589,7 @@ def validate_settings(data: Any, source: str, base: Config | None = None,
         except ValidationError as exc:
             progress = False
             for err in exc.errors():
-                message = f"{source}: {_format_error(err)} (ignored)"
+                message = f"{source}: {_format_error(err, origins=origins)} (ignored)"
                 if message not in messages:
                     messages.append(message)
                 progress = _drop(overrides, tuple(err.get("loc", ()))) or progress
