@@ -14,8 +14,7 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "faithlint"
-WRAPPERS = {"faithlint.server", "faithlint.cli.app", "faithlint.cli.fix", "faithlint.cli.common", "faithlint.cli.show",
-            "faithlint.cli.explain", "faithlint.watch", "faithlint.cli.options", "faithlint.__main__"}
+WRAPPERS = {"faithlint.cli", "faithlint.server", "faithlint.watch", "faithlint.__main__"}
 LIMIT = 600
 
 
