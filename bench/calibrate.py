@@ -27,15 +27,13 @@ import itertools
 import json
 
 import numpy as np
-from common import RESULTS, read_jsonl, save, table
+from common import RESULTS, SentencePoint, read_jsonl, save, table
 from eval_dev import flagged_ranges, prf
-
-from faithlint.rules.operating_point import OperatingPoint
 
 PRIOR = 0.3  # share of hallucinated responses for the "precision at 30 %" column
 
 
-def task_prf(rows: list[dict], point: OperatingPoint) -> dict[str, tuple[float, float, float, float]]:
+def task_prf(rows: list[dict], point: SentencePoint) -> dict[str, tuple[float, float, float, float]]:
     """Per task type: precision, recall, F1 and the precision at a 30 % share of hallucinated responses."""
     by_task: dict[str, list[dict]] = {}
     for r in rows:
@@ -67,7 +65,7 @@ def search(rows: list[dict], min_precision: float = 0.7, min_recall: float = 0.7
         if (c, u, v) in seen:
             continue
         seen.add((c, u, v))
-        point = OperatingPoint(c, u, max(low, u), v)
+        point = SentencePoint(c, u, max(low, u), v)
         per = task_prf(rows, point)
         scored.append((point, per, float(np.mean([x[0] for x in per.values()])),
                        float(np.mean([x[2] for x in per.values()])), min(x[0] for x in per.values()),
@@ -85,12 +83,12 @@ def per_task_dict(per: dict[str, tuple[float, float, float, float]]) -> dict[str
     return {t: dict(zip(("precision", "recall", "f1", "precision_at_30"), map(float, v))) for t, v in per.items()}
 
 
-def trade_off(rows: list[dict], point: OperatingPoint, grid_u: list[float]) -> list[list]:
+def trade_off(rows: list[dict], point: SentencePoint, grid_u: list[float]) -> list[list]:
     """The FL200 trade-off around ``point``: [threshold, "precision/recall" per task type] per FL200 threshold
     (FL400's threshold at most FL200's, as :func:`search` keeps it)."""
     curve = []
     for u in grid_u:
-        p = OperatingPoint(point.contradiction, u, max(point.low, u), min(point.values, u))
+        p = SentencePoint(point.contradiction, u, max(point.low, u), min(point.values, u))
         curve.append([u, *[f"{a:.2f}/{b:.2f}" for a, b, _, _ in task_prf(rows, p).values()]])
     return curve
 

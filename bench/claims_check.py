@@ -20,17 +20,18 @@ import argparse
 import json
 
 import numpy as np
-from common import RESULTS, ROOT, data_dir, git_revision, read_jsonl, save, table
+from common import RESULTS, ROOT, ClaimPoint, SentencePoint, data_dir, git_revision, read_jsonl, save, table
 from eval_dev import flagged_ranges, prf, summarise, unit_codes
 
 from faithlint.config import Config
-from faithlint.rules.operating_point import OperatingPoint, claim_code
+from faithlint.rules.operating_point import claim_code
+from faithlint.rules.registry import RULES
 
 UNITS = [("sentence", "strict"), ("claim", "strict"), ("claim", "soft"), ("claim", "major"),
          ("both", "strict"), ("both", "soft"), ("both", "major")]
 
 
-def per_task(rows: list[dict], point: OperatingPoint, **unit) -> dict[str, tuple[float, float, float]]:
+def per_task(rows: list[dict], point: SentencePoint, **unit) -> dict[str, tuple[float, float, float]]:
     by_task: dict[str, list[dict]] = {}
     for r in rows:
         by_task.setdefault(r["task"], []).append(r)
@@ -38,14 +39,14 @@ def per_task(rows: list[dict], point: OperatingPoint, **unit) -> dict[str, tuple
             for t, rs in sorted(by_task.items())}
 
 
-def code_precision(rows: list[dict], point: OperatingPoint, code: str, **unit) -> tuple[int, float]:
+def code_precision(rows: list[dict], point: SentencePoint, code: str, **unit) -> tuple[int, float]:
     """(rows with a finding of ``code``, the share of them that are hallucinated): how often such a finding is right."""
     hits = [r["hallucinated"] for r in rows
             if any(c == code for s in r["sentences"] for c, _, _ in unit_codes(s, point, **unit)[1])]
     return len(hits), float(np.mean(hits)) if hits else float("nan")
 
 
-def value_conflict_precision(rows: list[dict], meta: dict, point: OperatingPoint, cp: OperatingPoint
+def value_conflict_precision(rows: list[dict], meta: dict, point: SentencePoint, cp: ClaimPoint
                              ) -> dict[str, tuple[int, float]]:
     """How often FL110 is right with and without the value-conflict upgrade (an FL210 claim with a value whose
     kind the context has with another value becomes FL110; RuleContext.claim_code). The claims' words and their
@@ -73,20 +74,20 @@ def value_conflict_precision(rows: list[dict], meta: dict, point: OperatingPoint
             for k, v in (("checker", plain), ("checker + value conflicts", upgraded))}
 
 
-def choose_claim_point(rows: list[dict], point: OperatingPoint, floor_p: float, floor_r: float
-                       ) -> tuple[OperatingPoint, list[list], dict]:
+def choose_claim_point(rows: list[dict], point: SentencePoint, floor_p: float, floor_r: float
+                       ) -> tuple[ClaimPoint, list[list], dict]:
     """FL110 (an error) must be as reliable as FL100: the lowest threshold whose rows are hallucinated at least as
     often as FL100's. FL210 as bench/calibrate.py picks FL200: the most precise threshold (mean over task types)
     whose precision and recall reach the floors on every task type; if none does, the most precise one that
     keeps the recall floor."""
     _, fl100 = code_precision(rows, point, "FL100", unit="sentence")
     grid_c = [0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9]
-    by_c = {c: code_precision(rows, point, "FL110", unit="claim", claim_point=OperatingPoint(c, 0.35, 0.0))
+    by_c = {c: code_precision(rows, point, "FL110", unit="claim", claim_point=ClaimPoint(c, 0.35))
             for c in grid_c}
     c_best = next((c for c in grid_c if by_c[c][1] >= fl100), grid_c[-1])
     curve, scored = [], []
     for u in [0.1, 0.2, 0.3, 0.35, 0.4, 0.5]:
-        cp = OperatingPoint(c_best, u, 0.0)
+        cp = ClaimPoint(c_best, u)
         per = per_task(rows, point, unit="claim", mode="strict", claim_point=cp)
         ps, rs, fs = zip(*per.values())
         scored.append((u, float(np.mean(ps)), min(ps), min(rs)))
@@ -96,7 +97,7 @@ def choose_claim_point(rows: list[dict], point: OperatingPoint, floor_p: float, 
     u_best = max(pool, key=lambda x: (round(x[1] if feasible else x[2], 4), -x[0]))[0]
     info = {"fl100_precision": fl100, "fl110_precision": {str(c): v for c, v in by_c.items()},
             "fl210_curve": curve, "tasks": list(per_task(rows, point).keys()), "feasible": bool(feasible)}
-    return OperatingPoint(c_best, u_best, 0.0), curve, info
+    return ClaimPoint(c_best, u_best), curve, info
 
 
 def main() -> None:
@@ -106,9 +107,10 @@ def main() -> None:
     ap.add_argument("--min-recall", type=float, default=0.7)
     args = ap.parse_args()
     cfg = Config()
-    point = cfg.operating_point()
+    configured = RULES.operating_point(cfg)
+    point, claim_point = SentencePoint.of(configured), ClaimPoint.of(configured)
     out: dict = {"dump": args.name, "sentence_point": point.__dict__,
-                 "configured_claim_point": cfg.claim_point().__dict__}
+                 "configured_claim_point": claim_point.__dict__}
     calib_path = RESULTS / "dumps" / f"{args.name}-calib.jsonl"
     if calib_path.exists():
         calib = read_jsonl(calib_path)
@@ -125,7 +127,6 @@ def main() -> None:
             f"{k} {p:.3f} ({n} rows)" for k, (n, p) in info["fl110_value_conflicts"].items()))
         out["calibration"] = {"rows": len(calib), "chosen": {"FL110": cp.contradiction, "FL210": cp.unsupported},
                               **info}
-    claim_point = cfg.claim_point()
     dev = read_jsonl(RESULTS / "dumps" / f"{args.name}-dev.jsonl")
     body, results = [], {}
     for unit, mode in UNITS:

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import RESULTS, data_dir, read_jsonl, sample, save, table
+from common import RESULTS, ClaimPoint, SentencePoint, data_dir, read_jsonl, sample, save, table
 
 from faithlint.train.monitor import FAITHFUL, SKIP, TRAIN_FILES, calib_rows
 
@@ -158,7 +158,7 @@ def unit_codes(s: dict, point, unit: str = "sentence", mode: str = "strict", cla
         marks = s.get("marks") or [[s["start"], s["end"]]]
         out.append((code, marks[0][0], marks[-1][1]))
     if agg is not None and point is not None:
-        cp = claim_point or point
+        cp = claim_point or ClaimPoint(point["FL100"], point["FL200"])
         gate = mode == "strict" or claim_code(agg[0], agg[2], cp) is not None
         found = [(c2, c["start"], c["end"]) for c in s["claims"]
                  if gate and (c2 := claim_code(c["p"][0], c["p"][2], cp))]
@@ -179,7 +179,7 @@ def flagged_ranges(row: dict, point, fl400: bool = True, unit: str = "sentence",
     for s in row["sentences"]:
         p, found = unit_codes(s, point, unit, mode, claim_point)
         out.extend((a, b) for _, a, b in found)
-        if fl400 and (point is None or point.values >= 1.0 or p[0] < point.values):
+        if fl400 and (point is None or point["FL400"] >= 1.0 or p[0] < point["FL400"]):
             out.extend(tuple(r) for r in s["fl400"])
     return out
 
@@ -294,7 +294,8 @@ def main() -> None:
     # the point the run's linter reports findings at: with grounding, the grounding model's calibrated one
     grounded = "on" if meta.get("grounding") else "off"
     point = None if args.argmax else Linter(Config(model=args.model, grounding=grounded)).operating_point()
-    result = {**meta, "operating_point": point.__dict__ if point else "argmax", **summarise(rows, point)}
+    result = {**meta, "operating_point": SentencePoint.of(point).__dict__ if point else "argmax",
+              **summarise(rows, point)}
     save(f"dev_{args.name}.json" if args.split == "dev" else f"calib_{args.name}.json", result)
     body = [[t, m["rows"], m["precision"], m["recall"], m["f1"], m["flag_all_f1"], m["auroc_mean"],
              "" if m["span_f1"] is None else m["span_f1"]] for t, m in result["tasks"].items()]

@@ -28,17 +28,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import RESULTS, read_jsonl, save, table
+from common import RESULTS, SentencePoint, read_jsonl, save, table
 from eval_dev import auroc, prf, task_of
 
 from faithlint.monitor.model import MonitorModel
-from faithlint.rules.operating_point import OperatingPoint
+from faithlint.rules.registry import RULES
 from faithlint.train.monitor import SIGNAL_FEATURES, flagged_ranges, row_probs, train
 
 DUMPS = RESULTS / "dumps"
 
 
-def metrics(rows: list[dict], probs: list[list[float]], point: OperatingPoint, narrow: bool, checker: bool) -> dict:
+def metrics(rows: list[dict], probs: list[list[float]], point: SentencePoint, narrow: bool, checker: bool) -> dict:
     y = [r["hallucinated"] for r in rows]
     got = [flagged_ranges(r, p, point, narrow, checker) for r, p in zip(rows, probs)]
     p, rc, f = prf(y, [bool(g) for g in got])
@@ -57,7 +57,7 @@ def metrics(rows: list[dict], probs: list[list[float]], point: OperatingPoint, n
     return {"rows": len(rows), "precision": p, "recall": rc, "f1": f, "auroc": auroc(y, score), "span_f1": span}
 
 
-def per_task(rows: list[dict], probs: list[list[float]], point: OperatingPoint, narrow: bool, checker: bool) -> dict:
+def per_task(rows: list[dict], probs: list[list[float]], point: SentencePoint, narrow: bool, checker: bool) -> dict:
     out = {}
     for task in sorted({r["task"] for r in rows}):
         idx = [i for i, r in enumerate(rows) if r["task"] == task]
@@ -110,11 +110,12 @@ def main() -> None:
     shipped = MonitorModel.load(args.model)
     with tempfile.TemporaryDirectory() as tmp:
         signals = train([args.calib], Path(tmp), features=SIGNAL_FEATURES, progress=lambda _: None)
-    variants = {"checker alone": ([[s["p"][0] for s in r["sentences"]] for r in dev], Config().operating_point(),
+    checker_point = SentencePoint.of(RULES.operating_point(Config()))
+    variants = {"checker alone": ([[s["p"][0] for s in r["sentences"]] for r in dev], checker_point,
                                   False, True)}
     for name, model, agg in (("signals alone (LR)", signals, "lr"), ("combined (LR)", shipped, "lr"),
                              ("combined (MLP)", shipped, "mlp")):
-        point = OperatingPoint(*(model.thresholds[agg][k] for k in ("FL100", "FL200", "FL300", "FL400")))
+        point = SentencePoint(*(model.thresholds[agg][k] for k in ("FL100", "FL200", "FL300", "FL400")))
         variants[name] = (row_probs(dev, model, agg), point, True, False)
     result = {"dev_rows": len(dev), "variants": {}}
     for name, (probs, point, narrow, checker) in variants.items():

@@ -17,10 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from faithlint.offline import go_offline
+from faithlint.types import VERSION
 
 go_offline()  # before any library faithlint loads reads its settings: no telemetry, no hub look-ups
 
-__version__ = "0.1.0"
+__version__ = VERSION
 __all__ = ["Config", "ContextDoc", "DraftResult", "Finding", "Linter", "Rule", "SentenceResult", "__version__",
            "check", "check_batch", "check_file", "register_rule", "to_dict"]
 
@@ -46,4 +47,6 @@ def __getattr__(name: str) -> Any:  # lazy: `import faithlint` must not load tor
     import importlib
 
     module, attr = _LAZY[name]
+    if name == "Config":  # settings name rules, plugins' too: their registry is in use before any is validated
+        importlib.import_module("faithlint.rules.registry")
     return getattr(importlib.import_module(module), attr)

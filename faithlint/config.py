@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,8 +26,6 @@ from pydantic import (
 )
 
 from faithlint.errors import ConfigError
-from faithlint.rules.operating_point import OperatingPoint
-from faithlint.rules.registry import RULES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,10 +33,38 @@ else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib  # pyright: ignore[reportMissingImports]  # installed on 3.10 only (its marker)
 
 
+# --- rule codes: the settings name rules, but know none; the registry in use says which exist -------------
 
-def _registered(code: str) -> str:
-    if code not in RULES:
-        raise ValueError(f"unknown rule code '{code}'")
+#: The built-in rules' codes, in registration order: what settings may name before any registry is in use.
+BUILTIN_RULES: tuple[str, ...] = ("FL100", "FL110", "FL200", "FL210", "FL300", "FL400", "FL001", "FL002")
+_registry: Collection[str] | None = None
+
+
+def use_rules(rules: Collection[str]) -> None:
+    """Validate rule codes against ``rules`` (rules by code, in registration order) where validation is given
+    none (``Config.model_validate(data, context={"rules": ...})``, ``rules=`` of :func:`load_config`,
+    :func:`merge_overrides`, :func:`validate_settings`): :data:`faithlint.rules.RULES` installs itself."""
+    global _registry
+    _registry = rules
+
+
+def known_rules(info: ValidationInfo | None = None) -> Collection[str]:
+    """The rule codes settings may name: the validation's own registry, else the one in use, else the built-ins."""
+    context = info.context if info is not None else None
+    given = context.get("rules") if isinstance(context, dict) else None
+    if given is not None:
+        return given
+    return _registry if _registry is not None else BUILTIN_RULES
+
+
+def _context(rules: Collection[str] | None) -> dict[str, Any] | None:
+    return None if rules is None else {"rules": rules}
+
+
+def _registered(code: str, info: ValidationInfo) -> str:
+    known = known_rules(info)
+    if code not in known:
+        raise ValueError(f"unknown rule code '{code}' (known: {', '.join(known)})")
     return code
 
 
@@ -168,6 +195,12 @@ class Config(BaseModel):
     fod_temperature: float = Field(default=0.8, gt=0.0, le=2.0)
     fod_seed: int = 0
 
+    @model_validator(mode="before")
+    @classmethod
+    def _sections(cls, data: Any) -> Any:
+        """``Config(retrieval={"top_p": 0.5})`` as ``Config(top_p=0.5)`` (files and overrides: :func:`_normalize`)."""
+        return _flatten(data)[0] if isinstance(data, dict) else data
+
     @field_validator("monitor", "grounding", mode="before")
     @classmethod
     def _on_off(cls, value: Any) -> Any:
@@ -184,11 +217,12 @@ class Config(BaseModel):
 
     @field_validator("select", "ignore")
     @classmethod
-    def _known_prefixes(cls, value: list[str]) -> list[str]:
+    def _known_prefixes(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        codes = known_rules(info)
         for i, prefix in enumerate(value):
-            known = prefix == "ALL" or (prefix and any(code.startswith(prefix) for code in RULES))
+            known = prefix == "ALL" or (prefix and any(code.startswith(prefix) for code in codes))
             if not known:
-                raise ValueError(f"item {i}: '{prefix}' is not a rule code or prefix (known: {', '.join(RULES)})")
+                raise ValueError(f"item {i}: '{prefix}' is not a rule code or prefix (known: {', '.join(codes)})")
         return value
 
     @field_validator("markdown_extensions")
@@ -214,26 +248,9 @@ class Config(BaseModel):
         return settings.severity if settings and settings.severity else default
 
     def threshold_for(self, code: str, default: float) -> float:
+        """``rules.CODE.threshold`` where set, else ``default`` (``faithlint.rules.RULES.operating_point``)."""
         settings = self.rules.get(code)  # type: ignore[call-overload]
         return settings.threshold if settings and settings.threshold is not None else default
-
-    def operating_point(self, defaults: dict[str, float] | None = None) -> OperatingPoint:
-        """Thresholds of the sentence-level rules: configured, else ``defaults`` (the monitor's calibrated
-        point), else the rules' calibrated defaults."""
-        defaults = defaults or {}
-
-        def threshold(code: str) -> float:
-            fallback = defaults.get(code, (RULES[code].threshold or 0.0) if code in RULES else 0.0)
-            return self.threshold_for(code, fallback)
-        return OperatingPoint(threshold("FL100"), threshold("FL200"), threshold("FL300"), threshold("FL400"))
-
-    def claim_point(self, defaults: dict[str, float] | None = None) -> OperatingPoint:
-        """Thresholds of the claim rules (FL110 contradiction, FL210 unsupported); ``low`` is unused."""
-        defaults = defaults or {}
-
-        def threshold(code: str) -> float:
-            return self.threshold_for(code, defaults.get(code, RULES[code].threshold or 0.0))
-        return OperatingPoint(threshold("FL110"), threshold("FL210"), 0.0)
 
 
 def _longest_prefix(code: str, prefixes: list[str]) -> int:
@@ -245,6 +262,50 @@ def _longest_prefix(code: str, prefixes: list[str]) -> int:
         elif code.startswith(prefix):
             best = max(best, len(prefix))
     return best
+
+
+# --- sections: a file groups the settings in tables; each flat key stays valid at the top level -----------
+
+#: Section -> its settings, in the order ``--show-settings`` prints them. ``[rules]`` also holds the per-rule
+#: tables (``[rules.FL200]``), and ``[[pair]]`` stays at the top level.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "models": ("model", "checker", "device", "precision", "runtime", "threads", "batch_size", "max_length"),
+    "drafts": ("markdown_extensions", "max_file_size", "split", "min_words", "check_headings", "check_lead_ins",
+               "check_boilerplate"),
+    "retrieval": ("context_split", "relevance", "evidence", "evidence_candidates", "selection", "top_p", "top_k",
+                  "max_windows", "overlap", "verbatim"),
+    "scoring": ("aggregation", "align_values", "grounding", "monitor", "monitor_aggregator", "surrogate",
+                "monitor_max_context", "monitor_model"),
+    "claims": ("unit", "query_claim", "claim_aggregation", "claim_extractor"),
+    "llm": ("llm_model", "llm_endpoint", "llm_endpoint_model", "llm_api_key_env", "llm_timeout"),
+    "fix": ("rac_drop_unmentioned", "fod_tau1", "fod_tau2", "fod_beams", "fod_samples", "fod_sentences",
+            "fod_max_new_tokens", "fod_temperature", "fod_seed"),
+    "cache": ("cache_dir", "cache_max_mb"),
+    "rules": ("select", "ignore", "fail_on"),
+}
+SECTION_OF = {key: section for section, keys in SECTIONS.items() for key in keys}
+
+
+def _flatten(data: dict[str, Any], aliases: dict[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """``data`` with its sections' settings at the top level, and where each came from (``{"top_p":
+    "retrieval.top_p"}``). A key its section does not hold, or one set twice (flat and in its section), stays as
+    ``"section.key"``, which the model rejects and :func:`_format_error` names."""
+    out = {k: v for k, v in data.items() if not (k in SECTIONS and k != "rules" and isinstance(v, dict))}
+    origins: dict[str, str] = {}
+    for section, table in data.items():
+        if section not in SECTIONS or not isinstance(table, dict):
+            continue
+        rest: dict[str, Any] = {}
+        for key, value in (_rename(table, aliases) if aliases else table).items():
+            if section == "rules" and key not in SECTION_OF:
+                rest[key] = value  # a rule code's table
+            elif SECTION_OF.get(key) == section and key not in out:
+                out[key], origins[key] = value, f"{section}.{key}"
+            else:
+                out[f"{section}.{key}"] = value
+        if section == "rules":
+            out["rules"] = rest
+    return out, origins
 
 
 # --- key aliases -----------------------------------------------------------------------------------
@@ -273,15 +334,16 @@ def _rename(data: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _normalize(data: dict[str, Any]) -> dict[str, Any]:
-    data = _rename(data, _CONFIG_ALIASES)
+def _normalize(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Aliases renamed, sections flattened: the model's own keys, and where each came from (:func:`_flatten`)."""
+    data, origins = _flatten(_rename(data, _CONFIG_ALIASES), _CONFIG_ALIASES)
     rules = data.get("rules")
     if isinstance(rules, dict):
         data["rules"] = {code: _rename(v, _RULE_ALIASES) if isinstance(v, dict) else v for code, v in rules.items()}
     pairs = data.get("pair")
     if isinstance(pairs, list):
         data["pair"] = [_rename(p, _PAIR_ALIASES) if isinstance(p, dict) else p for p in pairs]
-    return data
+    return data, origins
 
 
 # --- error messages --------------------------------------------------------------------------------
@@ -296,18 +358,28 @@ def _loc_str(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _format_error(err: Any, table: str | None = None) -> str:
-    """One pydantic error -> ``key.path: reason`` (the caller prefixes the source)."""
+def _format_error(err: Any, table: str | None = None, origins: dict[str, str] | None = None) -> str:
+    """One pydantic error -> ``key.path: reason`` (the caller prefixes the source); ``origins``: the section
+    each flattened key came from (:func:`_flatten`)."""
     loc = tuple(err.get("loc", ()))
     kind = err.get("type", "")
+    if loc and isinstance(loc[0], str) and (origin := (origins or {}).get(loc[0])):
+        loc = (*origin.split("."), *loc[1:])
+    if kind == "extra_forbidden" and len(loc) == 1 and "." in str(loc[0]):  # kept by _flatten
+        section, key = str(loc[0]).split(".", 1)
+        where = ".".join(x for x in (table, section) if x)
+        if SECTION_OF.get(key) == section:
+            return f"{'.'.join(x for x in (table, key) if x)}: set twice, at the top level and in [{where}]"
+        home = f" ({key} belongs in [{SECTION_OF[key]}])" if key in SECTION_OF else ""
+        return f"unknown key '{key}' in [{where}]{home}"
     if kind == "extra_forbidden" and loc:
         section = ".".join(x for x in (table, _loc_str(loc[:-1])) if x)
         return f"unknown key '{loc[-1]}'" + (f" in [{section}]" if section else "")
     where = ".".join(x for x in (table, _loc_str(loc)) if x)
+    msg = str(err.get("msg", "invalid value"))
     if len(loc) == 3 and loc[0] == "rules" and loc[-1] == "[key]":
         where = ".".join(x for x in (table, f"rules.{loc[1]}") if x)
-        return f"{where}: unknown rule code '{loc[1]}' (known: {', '.join(RULES)})"
-    msg = str(err.get("msg", "invalid value"))
+        return f"{where}: {msg.removeprefix('Value error, ')}"
     msg = msg.removeprefix("Value error, ")
     value = err.get("input")
     if kind != "missing" and isinstance(value, (str, int, float, bool)) and not kind.startswith("value_error"):
@@ -315,18 +387,21 @@ def _format_error(err: Any, table: str | None = None) -> str:
     return f"{where}: {msg}" if where else msg
 
 
-def _raise_validation(exc: ValidationError, source: str, table: str | None = None) -> None:
+def _raise_validation(exc: ValidationError, source: str, table: str | None = None,
+                      origins: dict[str, str] | None = None) -> None:
     errors = exc.errors()
-    first = _format_error(errors[0], table)
+    first = _format_error(errors[0], table, origins)
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     raise ConfigError(f"{source}: {first}{more}") from None
 
 
-def _validate(data: dict[str, Any], source: str, table: str | None = None) -> Config:
+def _validate(data: dict[str, Any], source: str, table: str | None = None,
+              rules: Collection[str] | None = None) -> Config:
+    data, origins = _normalize(data)
     try:
-        return Config.model_validate(_normalize(data))
+        return Config.model_validate(data, context=_context(rules))
     except ValidationError as exc:
-        _raise_validation(exc, source, table)
+        _raise_validation(exc, source, table, origins)
         raise  # unreachable; keeps type checkers happy
 
 
@@ -381,7 +456,7 @@ def _pyproject_table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
     return table
 
 
-def _config_from_file(path: Path, explicit: bool) -> Config | None:
+def _config_from_file(path: Path, explicit: bool, rules: Collection[str] | None = None) -> Config | None:
     data = _read_toml(path)
     if path.name == PYPROJECT:
         table = _pyproject_table(path, data)
@@ -389,8 +464,8 @@ def _config_from_file(path: Path, explicit: bool) -> Config | None:
             if explicit:
                 raise ConfigError(f"{_display(path)}: no [{PYPROJECT_TABLE}] table")
             return None
-        return _validate(table, _display(path), PYPROJECT_TABLE)
-    return _validate(data, _display(path))
+        return _validate(table, _display(path), PYPROJECT_TABLE, rules)
+    return _validate(data, _display(path), rules=rules)
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -408,17 +483,19 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-def load_config(path: Path | None = None, start: Path | None = None) -> tuple[Config, Path | None]:
-    """Load ``path`` or discover the nearest config from ``start``; returns (config, absolute file or None)."""
+def load_config(path: Path | None = None, start: Path | None = None,
+                rules: Collection[str] | None = None) -> tuple[Config, Path | None]:
+    """Load ``path`` or discover the nearest config from ``start``; returns (config, absolute file or None).
+    ``rules``: the registry whose codes the settings may name (default: :func:`known_rules`)."""
     if path is not None:
         path = Path(path)
-        config = _config_from_file(path, explicit=True)
+        config = _config_from_file(path, explicit=True, rules=rules)
         assert config is not None
         return config, path.resolve()
     found = find_config(start)
     if found is None:
         return Config(), None
-    config = _config_from_file(found, explicit=False)
+    config = _config_from_file(found, explicit=False, rules=rules)
     assert config is not None
     return config, found
 
@@ -440,15 +517,20 @@ def _merged(base: Config, overrides: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def merge_overrides(config: Config, overrides: dict[str, Any], source: str = "overrides") -> Config:
+def merge_overrides(config: Config, overrides: dict[str, Any], source: str = "overrides",
+                    rules: Collection[str] | None = None) -> Config:
     """``config`` with ``overrides`` applied; keys whose value is None are ignored (flag not given).
 
     Raises ConfigError naming ``source`` (e.g. ``--top-p`` or ``initializationOptions``).
     """
     if not isinstance(overrides, dict):
         raise ConfigError(f"{source}: expected a table of settings, got {type(overrides).__name__}")
-    given = _normalize({k: v for k, v in overrides.items() if v is not None})
-    return _validate(_merged(config, given), source)
+    given, origins = _normalize({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Config.model_validate(_merged(config, given), context=_context(rules))
+    except ValidationError as exc:
+        _raise_validation(exc, source, None, origins)
+        raise  # unreachable; keeps type checkers happy
 
 
 def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
@@ -474,7 +556,8 @@ def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     return False
 
 
-def validate_settings(data: Any, source: str, base: Config | None = None) -> tuple[Config, list[str]]:
+def validate_settings(data: Any, source: str, base: Config | None = None,
+                      rules: Collection[str] | None = None) -> tuple[Config, list[str]]:
     """Lenient validation for the language server: bad keys are ignored, one message each.
 
     An editor must keep working with a typo in its settings, so nothing here raises.
@@ -484,15 +567,15 @@ def validate_settings(data: Any, source: str, base: Config | None = None) -> tup
         return base, []
     if not isinstance(data, dict):
         return base, [f"{source}: expected an object of settings, got {type(data).__name__} (ignored)"]
-    overrides = _normalize(copy.deepcopy({k: v for k, v in data.items() if v is not None}))
+    overrides, origins = _normalize(copy.deepcopy({k: v for k, v in data.items() if v is not None}))
     messages: list[str] = []
     for _ in range(100):
         try:
-            return Config.model_validate(_merged(base, overrides)), messages
+            return Config.model_validate(_merged(base, overrides), context=_context(rules)), messages
         except ValidationError as exc:
             progress = False
             for err in exc.errors():
-                message = f"{source}: {_format_error(err)} (ignored)"
+                message = f"{source}: {_format_error(err, origins=origins)} (ignored)"
                 if message not in messages:
                     messages.append(message)
                 progress = _drop(overrides, tuple(err.get("loc", ()))) or progress

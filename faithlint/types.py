@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 if TYPE_CHECKING:
     import numpy as np
 
+VERSION = "0.1.0"  # faithlint.__version__, stamped on reports (SARIF, HTML) and the server's info
 LABELS = ("entailment", "neutral", "contradiction")
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}

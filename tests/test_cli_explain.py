@@ -53,8 +53,9 @@ def test_rule_prints_its_documentation_offline():
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     rule = RULES["FL100"]
+    default = rule.threshold.default
     for needle in ("FL100 contradiction", rule.summary, "Default severity: error",
-                   f"{docs.grounded_thresholds()['FL100']:g} with grounding (the default), {rule.threshold:g} without",
+                   f"{docs.grounded_thresholds()['FL100']:g} with grounding (the default), {default:g} without",
                    "compared with P(contradiction)", "A contradiction needs common ground", rule.example.draft,
                    "[rules.FL100]", "--ignore FL100", "<!-- faithlint-disable-next-line FL100 -->",
                    "<!-- faithlint-disable-line FL100 -->", "docs/rules.md#fl100"):
@@ -126,12 +127,16 @@ def _toml_blocks(out: str) -> list[tuple[list[str], dict]]:
     return blocks
 
 
-def test_show_settings_on_the_example_are_the_defaults():
+def test_show_settings_on_the_example_are_the_defaults(tmp_path: Path):
     proc = run_light("check", "examples/rag-answer/answer.md", "--show-settings")
     assert proc.returncode == 0, proc.stderr
     assert "# drafts: examples/rag-answer/answer.md\n# config file: none found (defaults)\n" in proc.stdout
     (_, data), = _toml_blocks(proc.stdout)
     assert Config(**data) == Config()  # the TOML printed is valid and is exactly the settings
+    assert list(data) == ["models", "drafts", "retrieval", "scoring", "claims", "llm", "fix", "cache", "rules"]
+    assert "\n[retrieval]\ncontext_split = \"parser\"\n" in proc.stdout and "\n# surrogate is unset\n" in proc.stdout
+    (tmp_path / "faithlint.toml").write_text(proc.stdout, encoding="utf-8")  # in sections, as a config file
+    assert load_config(tmp_path / "faithlint.toml")[0] == Config()
 
 
 def test_show_settings_per_draft_config_with_overrides(tmp_path: Path):
@@ -152,6 +157,7 @@ def test_show_settings_per_draft_config_with_overrides(tmp_path: Path):
     for (_, data), folder in zip(blocks, ("a", "b")):
         expected = merge_overrides(load_config(None, start=tmp_path / folder)[0], {"select": ["FL2"]})
         assert Config(**data) == expected
+        assert data["rules"]["select"] == ["FL2"] and data["retrieval"]["top_p"] == expected.top_p
     rows = json.loads(run_light("check", "a", "b/three.md", "--show-settings", "--format", "json",
                                 cwd=tmp_path).stdout)
     assert [r["config_file"] for r in rows] == ["a/faithlint.toml", "b/pyproject.toml"]

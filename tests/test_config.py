@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,92 @@ def test_validate_settings_odd_inputs() -> None:
     base = Config(top_k=8)
     config, messages = validate_settings({"pair": [{"draft": "a"}]}, "x", base=base)
     assert config.top_k == 8 and config.pair == [] and len(messages) == 1
+
+
+# --- sections -------------------------------------------------------------------------------------
+
+NESTED = """
+[models]
+batch_size = 4
+
+[retrieval]
+top-p = 0.8
+topK = 5
+
+[claims]
+unit = "both"
+
+[rules]
+select = ["FL1", "FL2"]
+fail_on = "error"
+
+[rules.FL200]
+threshold = 0.2
+
+[[pair]]
+draft = "*.md"
+context = "src/{stem}.md"
+"""
+FLAT = """
+batch_size = 4
+top-p = 0.8
+topK = 5
+unit = "both"
+select = ["FL1", "FL2"]
+fail_on = "error"
+
+[rules.FL200]
+threshold = 0.2
+
+[[pair]]
+draft = "*.md"
+context = "src/{stem}.md"
+"""
+
+
+def test_sections_and_flat_keys_are_the_same_settings(tmp_path: Path) -> None:
+    nested, _ = load_config(write(tmp_path / "n" / "faithlint.toml", NESTED))
+    flat, _ = load_config(write(tmp_path / "f" / "faithlint.toml", FLAT))
+    table = re.sub(r"^\[(\[?)", r"[\1tool.faithlint.", NESTED, flags=re.MULTILINE)  # [tool.faithlint.models] ...
+    pyproject, _ = load_config(write(tmp_path / "p" / "pyproject.toml", table))
+    assert nested == flat == pyproject
+    assert (nested.batch_size, nested.top_p, nested.top_k, nested.unit, nested.select, nested.fail_on) == (
+        4, 0.8, 5, "both", ["FL1", "FL2"], "error")
+    assert nested.rules["FL200"].threshold == 0.2 and nested.pair[0].context == ["src/{stem}.md"]
+    mixed = write(tmp_path / "m" / "faithlint.toml", 'top_p = 0.8\n[claims]\nunit = "claim"\n')
+    assert load_config(mixed)[0].model_dump() == Config(top_p=0.8, unit="claim").model_dump()
+    assert Config(retrieval={"top_p": 0.8}, rules={"select": ["FL1"]}) == Config(top_p=0.8, select=["FL1"])
+    # the command line and the editor's settings: flat, as before, or in sections
+    assert merge_overrides(nested, {"top_p": 0.5}, "--top-p").top_p == 0.5
+    assert validate_settings({"retrieval": {"topP": 0.5}, "topK": 2}, "initializationOptions")[0].top_k == 2
+
+
+def test_section_errors_name_the_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cases = {
+        "[retrieval]\ntop_p = 7\n": "faithlint.toml: retrieval.top_p: Input should be less than or equal to 1 (got 7)",
+        "[retrieval]\nfoo = 1\n": "faithlint.toml: unknown key 'foo' in [retrieval]",
+        "[models]\ntop_p = 0.5\n": "faithlint.toml: unknown key 'top_p' in [models] (top_p belongs in [retrieval])",
+        "top_p = 0.5\n[retrieval]\ntop_p = 0.6\n": "faithlint.toml: top_p: set twice, at the top level and in "
+                                                   "[retrieval]",
+        "[rules]\nselect = [\"QT\"]\n": "faithlint.toml: rules.select: item 0: 'QT' is not a rule code or prefix",
+        "[rules.QT100]\nseverity = \"error\"\n": "faithlint.toml: rules.QT100: unknown rule code 'QT100'",
+    }
+    for text, message in cases.items():
+        assert error_of(write(tmp_path / "faithlint.toml", text)).startswith(message), text
+    write(tmp_path / "pyproject.toml", "[tool.faithlint.retrieval]\ntop_k = 0\n")
+    assert error_of(tmp_path / "pyproject.toml").startswith(
+        "pyproject.toml: tool.faithlint.retrieval.top_k: Input should be greater than or equal to 1 (got 0)")
+    with pytest.raises(ConfigError, match=r"^--x: retrieval\.top_p: Input should be less than or equal to 1"):
+        merge_overrides(Config(), {"retrieval": {"top_p": 3}}, "--x")
+    _, messages = validate_settings({"retrieval": {"topP": 5, "bogus": 1}}, "initializationOptions")
+    assert messages == ["initializationOptions: retrieval.top_p: Input should be less than or equal to 1 (got 5) "
+                        "(ignored)", "initializationOptions: unknown key 'bogus' in [retrieval] (ignored)"]
+
+
+def test_every_setting_has_one_section() -> None:
+    from faithlint.config import SECTION_OF, SECTIONS
+
+    keys = [k for keys in SECTIONS.values() for k in keys]
+    assert sorted(keys) == sorted(set(Config.model_fields) - {"rules", "pair"}) and len(keys) == len(SECTION_OF)
+    assert not set(SECTIONS) & (set(Config.model_fields) - {"rules"})  # a section is never also a setting's name

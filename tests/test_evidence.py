@@ -153,7 +153,7 @@ def test_aggregation_setting_is_used(mode, label):
     assert res.sentences[0].label == label
 
 
-POINT = OperatingPoint(contradiction=0.6, unsupported=0.2, low=0.6)
+POINT = OperatingPoint({"FL100": 0.6, "FL200": 0.2, "FL300": 0.6})
 
 
 @pytest.mark.parametrize(("ent", "con", "code"), [
@@ -167,10 +167,15 @@ def test_sentence_code_follows_the_operating_point(ent, con, code):
 def test_operating_point_comes_from_config_with_calibrated_defaults():
     from faithlint.rules.registry import RULES
 
-    default = Config().operating_point()
-    assert default.unsupported == RULES["FL200"].threshold and default.contradiction == RULES["FL100"].threshold
-    moved = Config(rules={"FL200": {"threshold": 0.9}}).operating_point()
-    assert moved.unsupported == 0.9 and moved.low == default.low
+    default = RULES.operating_point(Config())
+    assert default == {code: RULES[code].threshold.default for code in RULES if RULES[code].threshold is not None}
+    assert default["FL200"] == 0.35 and default["FL100"] == 0.7 and default["FL400"] == 0.3
+    moved = RULES.operating_point(Config(rules={"FL200": {"threshold": 0.9}}))
+    assert moved["FL200"] == 0.9 and moved["FL300"] == default["FL300"]
+    # a calibrated point (grounding's, the monitor's) sets the sentence rules; the claim rules follow theirs
+    calibrated = RULES.operating_point(Config(rules={"FL100": {"threshold": 0.65}}), {"FL100": 0.6, "FL200": 0.5})
+    assert [calibrated[c] for c in ("FL100", "FL200", "FL110", "FL210")] == [0.65, 0.5, 0.65, 0.5]
+    assert (default["FL110"], default["FL210"]) == (0.7, 0.4)  # without one, their own defaults
 
 
 def test_numbers_are_terms_by_value():

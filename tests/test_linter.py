@@ -9,6 +9,7 @@ from faithlint.config import Config
 from faithlint.document.sentences import SentenceSplitter
 from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.pipeline.linter import Linter
+from faithlint.rules.registry import RULES
 from faithlint.rules.values import ValueExtractor
 from faithlint.types import ContextDoc
 
@@ -330,13 +331,14 @@ def test_fl400_names_no_value_the_whole_context_says_word_for_word():
     lt, _ = linter()
     res = lt.check("The library UNSUP reopened with Taylor Swift in 2031.", CTX)
     judged = Judged(lt.extractor.units(extract(res.text), lt.config)[0], res.sentences[0], lambda: "")
-    base = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches)
+    point = RULES.operating_point(lt.config)
+    base = RuleContext(lt.config, point, lt._mismatches)
     assert {f.data["value"] for f in RULE.check(judged, base)} >= {"Taylor Swift", "2031"}
-    told = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches, None,
+    told = RuleContext(lt.config, point, lt._mismatches,
                        [ContextDoc("other.md", "Elsewhere:  TAYLOR   swift sang.")])
     assert "Taylor Swift" not in {f.data["value"] for f in RULE.check(judged, told)}
     assert "2031" in {f.data["value"] for f in RULE.check(judged, told)}
     # word for word: a value inside a longer number or word of the context is still absent
-    inside = RuleContext(lt.config, lt.config.operating_point(), lt._mismatches, None,
+    inside = RuleContext(lt.config, point, lt._mismatches,
                          [ContextDoc("other.md", "In 12031 the TaylorSwiftian era began.")])
     assert {"Taylor Swift", "2031"} <= {f.data["value"] for f in RULE.check(judged, inside)}

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from fakes import KeywordChecker
 
+import faithlint.config as config_module
 import faithlint.rules.registry as registry
-from faithlint.config import Config, merge_overrides
+from faithlint.config import Config, merge_overrides, validate_settings
 from faithlint.document.sentences import SentenceSplitter
 from faithlint.errors import ConfigError
 from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.pipeline.linter import Linter
 from faithlint.report.formats import render
-from faithlint.rules import RULES, Rule
+from faithlint.rules import RULES, Rule, Threshold, docs
 from faithlint.rules.values import ValueExtractor
 from faithlint.types import ContextDoc
 
@@ -104,3 +108,89 @@ def test_entry_point_plugins_register_and_broken_ones_are_named(monkeypatch):
     monkeypatch.setattr(registry, "entry_points", lambda group: [_EntryPoint("bad", "pkg.bad:RULE", broken)])
     with pytest.raises(ConfigError, match=r"^rule plugin 'bad' \(pkg\.bad:RULE\): ImportError: No module named"):
         len(bad)
+
+
+class _Doubted(Rule):
+    """A threshold rule as a plugin writes it: nothing but the class (no settings, no operating point to edit)."""
+
+    code = "TH100"
+    name = "doubted"
+    summary = "P(entailment) below the threshold."
+    threshold = Threshold(default=0.5, on="P(entailment)")
+
+    def check(self, judged, ctx):
+        if judged.probs["entailment"] < ctx.threshold(self.code):
+            return [self.finding(ctx, judged, f"doubted (below {ctx.threshold(self.code):g})")]
+        return []
+
+
+@pytest.fixture
+def doubted():
+    rule = RULES.register(_Doubted())
+    try:
+        yield rule
+    finally:
+        RULES.unregister("TH100")
+
+
+def test_a_new_threshold_rule_is_only_its_class(doubted):
+    text = "The bridge WEAK reopened.\n\nRepairs cost $2 million.\n"
+    assert RULES.operating_point(Config())["TH100"] == 0.5  # its default, beside the built-ins' unchanged ones
+    on = merge_overrides(Config(), {"select": ["FL", "TH"]}, "test")
+    found = [f for f in linter(on).check(text, CTX).findings if f.code == "TH100"]
+    assert [(f.start, f.message) for f in found] == [(0, "\u201cThe bridge WEAK reopened.\u201d: doubted (below 0.5)")]
+    lowered = merge_overrides(on, {"rules": {"TH100": {"threshold": 0.4}}}, "faithlint.toml")  # WEAK: 0.45
+    assert RULES.operating_point(lowered)["TH100"] == 0.4
+    assert not [f for f in linter(lowered).check(text, CTX).findings if f.code == "TH100"]
+    with pytest.raises(ConfigError, match=r"^faithlint.toml: rules.TH100.threshold: Input should be less than or"):
+        merge_overrides(on, {"rules": {"TH100": {"threshold": 2}}}, "faithlint.toml")
+    doc = json.loads(render([linter(on).check(text, CTX)], "sarif"))["runs"][0]["tool"]["driver"]["rules"][-1]
+    assert doc["id"] == "TH100"
+
+
+def test_a_plain_number_is_the_thresholds_default():
+    class Legacy(Rule):
+        code = "TH200"
+        name = "legacy"
+        threshold = 0.25
+
+    assert Legacy.threshold == Threshold(0.25) and Rule.threshold is None
+
+
+def test_the_built_in_thresholds_and_their_calibrated_point():
+    assert {c: r.threshold for c, r in RULES.items() if r.threshold is not None} == {
+        "FL100": Threshold(0.7, "P(contradiction)"), "FL110": Threshold(0.7, "P(contradiction)", "FL100"),
+        "FL200": Threshold(0.35, "the faithfulness score"), "FL210": Threshold(0.4, "P(entailment)", "FL200"),
+        "FL300": Threshold(0.5, "the faithfulness score"), "FL400": Threshold(0.3, "the faithfulness score")}
+    grounded = docs.grounded_thresholds()  # the bundled checker's grounding.json, as the linter reads it
+    point = RULES.operating_point(Config(), grounded)
+    assert {c: point[c] for c in grounded} == grounded
+    assert (point["FL110"], point["FL210"]) == (grounded["FL100"], grounded["FL200"])
+
+
+def test_settings_validate_codes_against_the_registry_they_are_given():
+    assert config_module.known_rules() is RULES  # the registry installs itself on import
+    given = [*config_module.BUILTIN_RULES, "QT100"]
+    assert Config.model_validate({"rules": {"QT100": {}}, "select": ["QT"]}, context={"rules": given}).select == ["QT"]
+    with pytest.raises(ConfigError, match=r"^test: rules\.QT100: unknown rule code 'QT100' \(known: FL100, FL110, "):
+        merge_overrides(Config(), {"rules": {"QT100": {}}}, "test")
+    assert merge_overrides(Config(), {"rules": {"QT100": {}}}, "test", rules=given).rules["QT100"].severity is None
+    _, messages = validate_settings({"rules": {"QT100": {}}}, "workspace/configuration")
+    assert messages == ["workspace/configuration: rules.QT100: unknown rule code 'QT100' (known: "
+                        + ", ".join(RULES) + ") (ignored)"]
+    # the fallback before any registry is in use: the built-in rules, which the registry loads first
+    assert [importlib.import_module(m).RULE.code for m in registry.BUILTIN] == list(config_module.BUILTIN_RULES)
+
+
+def test_the_settings_alone_know_the_built_in_rules_and_faithlint_config_the_registry():
+    code = ("import sys; from faithlint.config import Config, merge_overrides\n"
+            "assert Config(rules={'FL300': {'threshold': 0.4}}, select=['FL1']).select == ['FL1']\n"
+            "try:\n    merge_overrides(Config(), {'rules': {'QT100': {}}}, 'x')\n"
+            "except Exception as exc:\n    print(exc)\n"
+            "assert 'faithlint.rules' not in sys.modules, 'the settings imported the rules'\n"
+            "import faithlint; faithlint.Config  # the package's Config: the registry is in use\n"
+            "from faithlint.config import known_rules\n"
+            "assert known_rules() is sys.modules['faithlint.rules.registry'].RULES\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == ("x: rules.QT100: unknown rule code 'QT100' (known: FL100, FL110, FL200, FL210, FL300, FL400, "
+                   "FL001, FL002)\n")

@@ -33,6 +33,7 @@ from export_onnx import sha256, write_sums  # noqa: E402  # this folder: the shi
 
 from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.models.checkers.span_head import FILE, marks_in_unit, span_features  # noqa: E402
+from faithlint.rules.registry import RULES  # noqa: E402
 
 FILES = ("xsumfaith_train", "rotowire_accuracy_train")
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -139,7 +140,7 @@ def main() -> None:
     unthresholded = SpanHead(weights, bias, threshold=0.0, max_share=1.0)  # the thresholds are chosen below
     probs = {id(s): unthresholded.probs(s["x"]) for s in calib}
 
-    point = linter.config.operating_point()
+    point = RULES.operating_point(linter.config)
     whole = {name: span_f1(dumped(rows), point) for name, rows in buckets["calib"].items()}
     grid = []
     for thr, share in itertools.product(THRESHOLDS, SHARES):

@@ -162,8 +162,9 @@ def _actor_class(config: Any, allow_no_context: bool) -> type:
     class Actor(CheckActor):
         def __init__(self) -> None:
             from faithlint.config import Config
+            from faithlint.rules.registry import RULES
 
-            super().__init__(Config.model_validate_json(settings), allow_no_context)
+            super().__init__(Config.model_validate_json(settings, context={"rules": RULES}), allow_no_context)
 
     Actor.__name__ = Actor.__qualname__ = "CheckActor"
     return Actor

@@ -8,6 +8,10 @@ import numpy as np
 
 from faithlint.claims.aggregate import aggregate
 from faithlint.claims.units import ClaimUnit
+from faithlint.rules.fl100_contradiction import Contradiction
+from faithlint.rules.fl110_contradicted_claim import ContradictedClaim
+from faithlint.rules.fl200_unsupported import Unsupported
+from faithlint.rules.fl300_low_faithfulness import LowFaithfulness
 from faithlint.rules.operating_point import OperatingPoint, claim_code
 from faithlint.types import LABELS, ClaimResult, Finding, SentenceResult, Verdict
 
@@ -68,7 +72,8 @@ def replaced(claim_codes: set[str]) -> set[str]:
     """
     if not claim_codes:
         return set()
-    return {"FL200", "FL300"} | ({"FL100"} if "FL110" in claim_codes else set())
+    return {Unsupported.code, LowFaithfulness.code} | (
+        {Contradiction.code} if ContradictedClaim.code in claim_codes else set())
 
 
 def deduplicated(own: list[Finding], claims: list[Finding]) -> list[Finding]:

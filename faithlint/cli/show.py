@@ -91,20 +91,21 @@ def _value(value: Any) -> str:
 
 
 def settings_toml(config: Any) -> str:
-    """``config`` as the TOML that would set it (a ``faithlint.toml``); unset keys as comments, and each value
-    that differs from the default with the default beside it."""
-    from faithlint.config import Config
+    """``config`` as the TOML that would set it (a ``faithlint.toml``), in its sections; unset keys as comments,
+    and each value that differs from the default with the default beside it."""
+    from faithlint.config import SECTIONS, Config
 
     data, default = config.model_dump(mode="json"), Config().model_dump(mode="json")
     out: list[str] = []
-    for key, value in data.items():
-        if key in ("rules", "pair"):
-            continue
-        if value is None:
-            out.append(f"# {key} is unset")
-            continue
-        line = f"{key} = {_value(value)}"
-        out.append(line + (f"  # default: {_value(default[key])}" if value != default.get(key) else ""))
+    for section, keys in SECTIONS.items():
+        out += [*([""] if out else []), f"[{section}]"]
+        for key in keys:
+            value = data[key]
+            if value is None:
+                out.append(f"# {key} is unset")
+                continue
+            line = f"{key} = {_value(value)}"
+            out.append(line + (f"  # default: {_value(default[key])}" if value != default.get(key) else ""))
     for code, rule in data["rules"].items():
         out += ["", f"[rules.{code}]", *(f"{k} = {_value(v)}" for k, v in rule.items() if v is not None)]
     for rule in data["pair"]:

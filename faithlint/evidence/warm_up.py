@@ -40,7 +40,7 @@ def _plan(linter: Any, context: Sequence[ContextDoc], chunk: int, limit: int, cf
     # a context within max_length tokens is seen whole by most sentences (the selection ranks only where it
     # exceeds a sentence's own budget), so it is left to the checks; lexical relevance has nothing to compute
     ranked = sum(p.tokens for p in pieces) > cfg.max_length and hasattr(linter.relevance, "encode")
-    fl400 = cfg.rule_enabled("FL400")
+    fl400 = linter.matches_values
     if not texts or not (ranked or fl400):
         return iter(())
     return _run(linter, cfg, linter.relevance if ranked else None, linter.values if fl400 else None, texts,

@@ -51,8 +51,9 @@ class DraftConfigs:
 
     def _load(self, path: Path | None) -> tuple[Any, Path | None]:
         from faithlint.config import Config, load_config, merge_overrides
+        from faithlint.rules.registry import RULES  # settings may name every registered rule, plugins' too
 
-        config, found = load_config(path) if path is not None else (Config(), None)
+        config, found = load_config(path, rules=RULES) if path is not None else (Config(), None)
         if self.overrides:
-            config = merge_overrides(config, self.overrides, "command line")
+            config = merge_overrides(config, self.overrides, "command line", rules=RULES)
         return config, found

@@ -58,6 +58,7 @@ from faithlint.pipeline.stages import (
 from faithlint.pipeline.stats import Stats as Stats  # re-exported: it was defined here first
 from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.finish import finish
+from faithlint.rules.fl400_absent_value import AbsentValue
 from faithlint.rules.operating_point import OperatingPoint
 from faithlint.rules.registry import RULES
 from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, Verdict
@@ -226,6 +227,12 @@ class Linter:
         """The rules this linter runs (enabled or not: ``select``/``ignore`` decide per check)."""
         return self._rules if self._rules is not None else list(RULES.values())
 
+    @property
+    def matches_values(self) -> bool:
+        """Do checks match values (FL400 on)? Then :attr:`values` loads with the models and idle work prepares the
+        context's pieces for it (:mod:`faithlint.evidence.warm_up`)."""
+        return self.config.rule_enabled(AbsentValue.code)
+
     def cache_sizes(self) -> dict[str, int]:
         """Entries per cache (the server's status command shows them)."""
         return {"pairs": len(self.scorer.pairs), "contextDocs": len(self.index.sentences_cache),
@@ -235,7 +242,7 @@ class Linter:
     def load(self) -> None:
         """Load every model now (the server does this in the background at start)."""
         self.load_models()
-        if self.config.rule_enabled("FL400"):
+        if self.matches_values:
             _ = self.values
         if self.config.monitor == "on":
             self.monitor.load()
@@ -499,22 +506,21 @@ class Linter:
         for r, v in zip(units, verdicts):
             r.set_verdict([*rescored(v.p, r.probs["contradiction"]).values()])
             r.monitor = dataclasses.replace(v, marks=[]) if isinstance(r, ClaimResult) else v
-        return cfg.operating_point(monitor.model.thresholds.get(cfg.monitor_aggregator))
+        return RULES.operating_point(cfg, monitor.model.thresholds.get(cfg.monitor_aggregator) or {})
 
     def operating_point(self) -> OperatingPoint:
         """The thresholds of this linter's sentence findings without the monitor: configured ones, else the
         grounding model's calibrated ones where it scores sentences, else the rules' defaults."""
         model = self.grounding
-        return self.config.operating_point(model.thresholds if model is not None else None)
+        return RULES.operating_point(self.config, model.thresholds if model is not None else None)
 
     def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult],
                   point: OperatingPoint | None = None, claims: Sequence[list[ClaimUnit]] = (),
                   context: Sequence[ContextDoc] = ()) -> list[Finding]:
         cfg = self.config
         # with the monitor on, claims are scored by it too and take its calibrated point
-        claim_point = cfg.claim_point({"FL110": point.contradiction, "FL210": point.unsupported} if point else None)
-        point = point or cfg.operating_point()
-        ctx = RuleContext(cfg, point, self._mismatches, claim_point, context)
+        point = RULES.operating_point(cfg) if point is None else point
+        ctx = RuleContext(cfg, point, self._mismatches, context)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
         sentence_rules = [r for r in rules if "sentence" in r.units]
         claim_rules = [r for r in rules if "claim" in r.units]
@@ -523,7 +529,7 @@ class Linter:
             judged = Judged(u, r, lambda r=r: evidence_quote(r.evidence, r.text) if r.evidence else "")
             own = [f for rule in sentence_rules for f in rule.check(judged, ctx)]
             found: list[Finding] = []
-            if r.claims and claim_rules and claims_flag(r, cfg.claim_aggregation, claim_point):
+            if r.claims and claim_rules and claims_flag(r, cfg.claim_aggregation, point):
                 for cu, cr in zip(claims[i], r.claims):
                     judged_claim = Judged(cu, cr, lambda cr=cr: evidence_quote(cr.evidence, cr.text)
                                           if cr.evidence else "")

@@ -281,9 +281,9 @@ def _render_github(results: list[DraftResult]) -> str:
 
 
 def _tool_version() -> str:
-    import faithlint
+    from faithlint.types import VERSION
 
-    return str(getattr(faithlint, "__version__", "0.1.0"))
+    return VERSION
 
 
 def _artifact_uri(name: str) -> str:

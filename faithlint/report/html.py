@@ -518,7 +518,7 @@ def render_html(results: Sequence[DraftResult], *, contexts: Mapping[str, str] |
                 title: str = "faithlint report") -> str:
     """A complete HTML document for ``results``; ``contexts`` (source -> the context file's text, which
     evidence offsets index) adds the evidence's line to its label."""
-    from faithlint import __version__
+    from faithlint.types import VERSION as __version__
 
     results = list(results)
     sections, data = [], []

@@ -6,6 +6,7 @@ docs/architecture.md.
 """
 
 from faithlint.rules.base import Judged, Rule, RuleContext
+from faithlint.rules.operating_point import OperatingPoint, Threshold
 from faithlint.rules.registry import RULES, register
 
-__all__ = ["RULES", "Judged", "Rule", "RuleContext", "register"]
+__all__ = ["RULES", "Judged", "OperatingPoint", "Rule", "RuleContext", "Threshold", "register"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from faithlint.rules.common_ground import common_ground
 from faithlint.rules.fix import Corrector
-from faithlint.rules.operating_point import OperatingPoint, claim_code, sentence_code
+from faithlint.rules.operating_point import OperatingPoint, Threshold, claim_code, sentence_code
 from faithlint.rules.sentence_fixes import SENTENCE_FIXES
 from faithlint.types import ContextDoc, Finding, FindingData, SentenceResult
 
@@ -62,12 +62,12 @@ def flat(texts: Iterable[str]) -> str:
 
 @dataclass
 class RuleContext:
-    """What rules may use: settings, the operating point and the linter's cached helpers."""
+    """What rules may use: settings, the operating point (every rule's threshold) and the linter's cached
+    helpers."""
 
     config: Config
     point: OperatingPoint
     mismatches: Callable[[str, list[str]], list[Any]]  # FL400 value matching, cached by the linter
-    claim_point: OperatingPoint | None = None  # FL110/FL210 thresholds (claim units)
     context: Sequence[ContextDoc] = ()  # the whole context: FL400 names no value that it says word for word
 
     @cached_property
@@ -82,6 +82,10 @@ class RuleContext:
 
     def enabled(self, code: str) -> bool:
         return self.config.rule_enabled(code)
+
+    def threshold(self, code: str) -> float:
+        """``code``'s threshold at this operating point."""
+        return self.point[code]
 
     def verdict_code(self, judged: Judged) -> str | None:
         """The sentence-level rule (FL100/FL200/FL300) the verdict triggers at the operating point.
@@ -104,7 +108,7 @@ class RuleContext:
         hallucinated 87 % of the time with this rule, 79 % without it (bench/claims_check.py). A contradicted
         claim needs common ground with its evidence, as a sentence does, unless one of its values conflicts.
         """
-        point = self.claim_point or self.config.claim_point()
+        point = self.point
         code = claim_code(judged.probs["entailment"], judged.probs["contradiction"], point)
         if code == "FL210" and self.value_conflicts(judged):
             return "FL110"
@@ -133,20 +137,27 @@ class Rule:
 
     ``scope`` says what a finding of the rule marks: the whole ``"sentence"`` (quick fixes may
     delete or replace it) or a ``"span"`` inside it (a value). ``units`` says which units the rule
-    judges: sentences, claims (``unit = "claim"`` or ``"both"``) or both.
+    judges: sentences, claims (``unit = "claim"`` or ``"both"``) or both. A rule with a threshold
+    declares it (``threshold = Threshold(default=0.5, on="P(entailment)")``) and reads the configured
+    or calibrated value as ``ctx.threshold(self.code)``: settings and the operating point list every
+    registered rule's (a plain number is taken as the default).
     """
 
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Literal["error", "warning", "info"]] = "warning"
     summary: ClassVar[str] = ""
-    threshold: ClassVar[float | None] = None
+    threshold: ClassVar[Threshold | None] = None
     scope: ClassVar[Literal["sentence", "span"]] = "sentence"
     units: ClassVar[tuple[str, ...]] = ("sentence",)
     # documentation (``faithlint rule CODE``; docs/rules.md is generated from it by faithlint.rules.docs)
     explanation: ClassVar[str] = ""  # Markdown: when the rule fires, why, and what to do about it
-    threshold_on: ClassVar[str] = ""  # what ``threshold`` is compared with, e.g. "P(contradiction)"
     example: ClassVar[RuleExample | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if isinstance(cls.__dict__.get("threshold"), (int, float)):  # ``threshold = 0.5``: its default
+            cls.threshold = Threshold(float(cls.__dict__["threshold"]))
 
     @property
     def url(self) -> str:

@@ -35,10 +35,11 @@ def default_threshold(rule: Rule) -> str | None:
     """``0.6 with grounding (the default), 0.7 without``, or one number where both are the same."""
     if rule.threshold is None:
         return None
+    default = rule.threshold.default
     grounded = grounded_thresholds().get(rule.code)
-    if grounded is None or grounded == rule.threshold:
-        return f"{rule.threshold:g}"
-    return f"{grounded:g} with grounding (the default), {rule.threshold:g} without"
+    if grounded is None or grounded == default:
+        return f"{default:g}"
+    return f"{grounded:g} with grounding (the default), {default:g} without"
 
 
 def units(rule: Rule) -> str:
@@ -50,8 +51,9 @@ def units(rule: Rule) -> str:
 def heading(rule: Rule) -> str:
     """The first line of a rule's section in docs/rules.md: name, default severity, threshold."""
     parts = [f"default severity: {rule.severity}"]
-    if (threshold := default_threshold(rule)) is not None:
-        parts.append(f"`threshold`{' on ' + rule.threshold_on if rule.threshold_on else ''}, default {threshold}")
+    if (threshold := default_threshold(rule)) is not None and rule.threshold is not None:
+        on = rule.threshold.on
+        parts.append(f"`threshold`{' on ' + on if on else ''}, default {threshold}")
     return f"**{rule.name}** ({'; '.join(parts)})."
 
 
@@ -89,8 +91,8 @@ def text(rule: Rule, here: str | None = None) -> str:
     """What ``faithlint rule CODE`` prints: the documentation, how to configure the rule and suppress it.
     ``here``: a line on what the settings in effect in the current folder make of the rule."""
     out = [f"{rule.code} {rule.name}", "", rule.summary, "", f"Default severity: {rule.severity}"]
-    if (threshold := default_threshold(rule)) is not None:
-        on = f"; compared with {rule.threshold_on}" if rule.threshold_on else ""
+    if (threshold := default_threshold(rule)) is not None and rule.threshold is not None:
+        on = f"; compared with {rule.threshold.on}" if rule.threshold.on else ""
         out.append(f"Threshold:        {threshold}{on}")
     out.append(f"Judges:           {units(rule)}")
     if here:
@@ -101,7 +103,7 @@ def text(rule: Rule, here: str | None = None) -> str:
     out += ["", "Configure (faithlint.toml, or [tool.faithlint] in pyproject.toml):",
             f"  [rules.{rule.code}]", '  severity = "warning"    # error, warning or info']
     if rule.threshold is not None:
-        out.append(f"  threshold = {grounded_thresholds().get(rule.code, rule.threshold):g}")
+        out.append(f"  threshold = {grounded_thresholds().get(rule.code, rule.threshold.default):g}")
     out += ["", f"Turn it off with ignore = [\"{rule.code}\"] or --ignore {rule.code}; check only it with "
             f"select = [\"{rule.code}\"] or --select {rule.code}"
             + ("." if rule.code.startswith("FL") else " (rules outside FL are off until selected)."),
@@ -116,8 +118,10 @@ def as_dict(rule: Rule) -> dict[str, Any]:
     """The documentation as JSON (``faithlint rule --output-format json``)."""
     ex = rule.example
     return {"code": rule.code, "name": rule.name, "summary": rule.summary, "severity": rule.severity,
-            "threshold": rule.threshold, "grounded_threshold": grounded_thresholds().get(rule.code),
-            "threshold_on": rule.threshold_on or None, "units": list(rule.units), "scope": rule.scope,
+            "threshold": rule.threshold and rule.threshold.default,
+            "grounded_threshold": grounded_thresholds().get(rule.code),
+            "threshold_on": rule.threshold and rule.threshold.on or None,
+            "units": list(rule.units), "scope": rule.scope,
             "explanation": rule.explanation.strip(),
             "example": None if ex is None else {"context": ex.context, "draft": ex.draft, "settings": ex.settings},
             "suppress": [c.format(code=rule.code) for c, _ in SUPPRESSIONS], "url": rule.url}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
+from faithlint.rules.operating_point import Threshold
 from faithlint.types import Finding
 
 
@@ -13,8 +14,8 @@ class Contradiction(Rule):
     name = "contradiction"
     severity = "error"
     summary = "The checker is confident the context contradicts the sentence, and they share a content word."
-    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); without grounding (its grounding.json has 0.6)
-    threshold_on = "P(contradiction)"
+    # P(contradiction) >= this and >= P(entailment); without grounding (its grounding.json has 0.6)
+    threshold = Threshold(default=0.7, on="P(contradiction)")
     explanation = """\
 The checker is confident the context contradicts the sentence (see [the operating point](#the-operating-point)):
 the evidence that decided it (shown in the message and in `evidence`) says something incompatible with the

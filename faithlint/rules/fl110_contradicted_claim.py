@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.rules.claim_finding import claim_finding
+from faithlint.rules.operating_point import Threshold
 from faithlint.types import Finding
 
 
@@ -19,9 +20,10 @@ class ContradictedClaim(Rule):
     name = "contradicted-claim"
     severity = "error"
     summary = "The checker is confident the context contradicts one claim (subject, predicate, object) of the sentence."
-    threshold = 0.7  # P(contradiction) >= this and >= P(entailment); calibrated by bench/claims_check.py
+    # P(contradiction) >= this and >= P(entailment); calibrated by bench/claims_check.py; with grounding or the
+    # monitor, FL100's threshold
+    threshold = Threshold(default=0.7, on="P(contradiction)", calibrated_as="FL100")
     units = ("claim",)
-    threshold_on = "P(contradiction)"
     explanation = """\
 Reported with `unit = "claim"` or `"both"` ([claims.md](claims.md)): the checker is confident the context
 contradicts one claim triplet (subject, predicate, object) of the sentence. The range covers the claim's own

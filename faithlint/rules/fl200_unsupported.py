@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
+from faithlint.rules.operating_point import Threshold
 from faithlint.types import Finding
 
 
@@ -13,8 +14,8 @@ class Unsupported(Rule):
     name = "unsupported"
     severity = "warning"
     summary = "The context does not support the sentence: its faithfulness score is below the threshold."
-    threshold = 0.35  # P(entailment) < this without grounding (bench/calibrate.py); grounding.json holds its own
-    threshold_on = "the faithfulness score"
+    # P(entailment) < this without grounding (bench/calibrate.py); grounding.json holds its own
+    threshold = Threshold(default=0.35, on="the faithfulness score")
     explanation = """\
 The context does not support the sentence (its faithfulness score is below the threshold: the checker doubts it,
 or it says things the context does not contain at all) and the checker does not find it contradicted: it adds a

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.rules.claim_finding import claim_finding
+from faithlint.rules.operating_point import Threshold
 from faithlint.types import Finding
 
 
@@ -17,9 +18,9 @@ class UnsupportedClaim(Rule):
     name = "unsupported-claim"
     severity = "warning"
     summary = "The checker is confident the context does not support one claim (subject, predicate, object)."
-    threshold = 0.4  # P(entailment) < this; calibrated on claims by bench/claims_check.py
+    # P(entailment) < this; calibrated on claims by bench/claims_check.py; with grounding or the monitor, FL200's
+    threshold = Threshold(default=0.4, on="P(entailment)", calibrated_as="FL200")
     units = ("claim",)
-    threshold_on = "P(entailment)"
     explanation = """\
 Reported with `unit = "claim"` or `"both"`: the checker is confident the context does not support one claim
 triplet of the sentence. Ranged over the claim's words; it replaces its sentence's FL200 and FL300. With

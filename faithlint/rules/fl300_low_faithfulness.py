@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
+from faithlint.rules.operating_point import Threshold
 from faithlint.types import Finding
 
 
@@ -17,8 +18,7 @@ class LowFaithfulness(Rule):
     name = "low-faithfulness"
     severity = "info"
     summary = "Not flagged, but the faithfulness score is below the threshold: the checker is unsure."
-    threshold = 0.5  # P(entailment) < this
-    threshold_on = "the faithfulness score"
+    threshold = Threshold(default=0.5, on="the faithfulness score")  # P(entailment) < this
     explanation = """\
 The sentence is not flagged as FL100 or FL200, but its faithfulness score (with grounding, the checker's
 calibrated probability of entailment weighed with what the context lacks; without, that probability) is below
@@ -42,7 +42,7 @@ severity = "warning"
         if code is None or (code != self.code and ctx.enabled(code)):
             return []
         r = judged.result
-        message = (f"low faithfulness {r.score:.2f} (below {ctx.point.low:.2f}, {r.scale_1_5}/5); "
+        message = (f"low faithfulness {r.score:.2f} (below {ctx.threshold(self.code):.2f}, {r.scale_1_5}/5); "
                    f"evidence: \u201c{judged.quote}\u201d")
         return self.sentence_finding(ctx, judged, message, head_marks=False)  # unsure: no words to blame
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
 from faithlint.rules.fix import Applicability, Corrector, Edit, FixTarget, Proposal, shorten
+from faithlint.rules.operating_point import Threshold
 from faithlint.types import Finding
 
 
@@ -46,9 +47,8 @@ class AbsentValue(Rule):
     name = "absent-fact"
     severity = "warning"
     summary = "A number, date or named entity of the sentence does not appear in its evidence."
-    threshold = 0.3
+    threshold = Threshold(default=0.3, on="the faithfulness score")
     scope = "span"
-    threshold_on = "the faithfulness score"
     explanation = """\
 A number, date, amount, percentage or named entity in the sentence does not appear in the evidence selected for it.
 By default it is reported only where the sentence is also doubted (its faithfulness score below the threshold; see
@@ -72,7 +72,8 @@ draft's value with it.
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         r = judged.result
-        if not r.windows or not (ctx.point.values >= 1.0 or r.score < ctx.point.values):
+        threshold = ctx.threshold(self.code)
+        if not r.windows or not (threshold >= 1.0 or r.score < threshold):
             return []
         out = []
         for m in ctx.mismatches(r.text, [w.text for w in r.windows]):

@@ -15,8 +15,10 @@ import threading
 from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
 
+from faithlint.config import Config, use_rules
 from faithlint.errors import ConfigError
 from faithlint.rules.base import Rule
+from faithlint.rules.operating_point import OperatingPoint
 
 BUILTIN = ("faithlint.rules.fl100_contradiction", "faithlint.rules.fl110_contradicted_claim",
            "faithlint.rules.fl200_unsupported", "faithlint.rules.fl210_unsupported_claim",
@@ -80,6 +82,29 @@ class RuleRegistry(Mapping[str, Rule]):
         self._load()
         return len(self._rules)
 
+    def operating_point(self, config: Config, calibrated: Mapping[str, float] | None = None) -> OperatingPoint:
+        """Every registered rule's threshold: configured (``rules.CODE.threshold``), else ``calibrated``'s (the
+        grounding model's or the monitor's calibrated point; None: there is none), else the rule's default.
+
+        In a calibrated point a rule it names no threshold for takes that of its ``calibrated_as`` rule (the
+        claim rules take their sentence rules'), as that rule ends up configured or calibrated.
+        """
+        given = calibrated or {}
+        out: dict[str, float] = {}
+        follow: list[tuple[str, str, float]] = []
+        for code, rule in self.items():
+            threshold = rule.threshold
+            if threshold is None:
+                continue
+            if calibrated is not None and threshold.calibrated_as is not None and code not in given:
+                follow.append((code, threshold.calibrated_as, threshold.default))
+            else:
+                out[code] = config.threshold_for(code, given.get(code, threshold.default))
+        for code, other, default in follow:
+            out[code] = config.threshold_for(code, out.get(other, default))
+        return OperatingPoint(out)
+
 
 RULES = RuleRegistry()
 register = RULES.register
+use_rules(RULES)  # settings validate rule codes against this registry, plugins included

@@ -18,10 +18,10 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -35,15 +35,39 @@ from faithlint.evidence.index import doc_key
 from faithlint.evidence.warm_up import steps as warm_up_steps
 from faithlint.pipeline import preloading
 from faithlint.pipeline.registry import ModelsKey, models_key
+from faithlint.rules.fl400_absent_value import AbsentValue
 from faithlint.server import rpc
 from faithlint.server.checking import SHUTDOWN_WAIT_S, Job, Outcome, Problem, Scheduler, Snapshot, check_snapshot
-from faithlint.server.feature import Feature, pygls_handler
-from faithlint.server.rpc import FaithlintProtocol
+from faithlint.server.rpc import FaithlintProtocol, pygls_handler
 from faithlint.server.settings import Resolved, Settings
 
 log = logging.getLogger("faithlint.server")
 
-F = TypeVar("F", bound=Feature)
+
+class ServerFeature(Protocol):
+    """What the server asks of a feature; :class:`faithlint.server.feature.Feature` is the base class that
+    answers all of it (the server knows features by this shape, so the feature module may name the server)."""
+
+    def handlers(self) -> Iterable[Any]: ...  # faithlint.server.feature.Handler: method, function, options
+
+    def commands(self) -> Iterable[Any]: ...  # faithlint.server.feature.Command: name, function
+
+    def on_initialized(self) -> None: ...
+
+    def on_result(self, state: DocState) -> None: ...
+
+    def on_checked(self, state: DocState) -> None: ...
+
+    def on_changed(self, uri: str) -> None: ...
+
+    def on_closed(self, uri: str) -> None: ...
+
+    def on_shutdown(self) -> None: ...
+
+    def shows_partial_results(self) -> bool: ...
+
+
+F = TypeVar("F", bound=ServerFeature)
 
 
 @dataclass
@@ -107,8 +131,8 @@ class Models:
         if linter is None:
             linter = self._load(key, config)
         checked = config
-        if key in self.no_values and config.rule_enabled("FL400"):
-            checked = config.model_copy(update={"ignore": [*config.ignore, "FL400"]})
+        if key in self.no_values and config.rule_enabled(AbsentValue.code):
+            checked = config.model_copy(update={"ignore": [*config.ignore, AbsentValue.code]})
         self.configs[key] = checked
         if checked.unit != "sentence":
             self._load_claims(key, linter, checked)
@@ -156,7 +180,7 @@ class Models:
                 if config.monitor == "on":  # the surrogate LM and the aggregator (a load error is reported like any)
                     linter.monitor.load()
                 try:
-                    if config.rule_enabled("FL400"):
+                    if config.rule_enabled(AbsentValue.code):
                         _ = linter.values
                 except ImportError as exc:  # value extraction not installed/available: the NLI rules still work
                     self.no_values.add(key)
@@ -204,7 +228,7 @@ class FaithlintServer(LanguageServer):
         self._result_ids = itertools.count(1)
         self._progress_ids = itertools.count(1)
         self._tasks: set[asyncio.Future[Any]] = set()
-        self.features: list[Feature] = []  # in registration order, which is the order events reach them
+        self.features: list[ServerFeature] = []  # in registration order, which is the order events reach them
 
     # -- features -----------------------------------------------------------------------------------
 

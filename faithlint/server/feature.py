@@ -13,7 +13,6 @@ do nothing, so a feature overrides only the ones it cares about.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -74,23 +73,3 @@ class Feature:
     def shows_partial_results(self) -> bool:
         """Does this feature show the client early (partial) results of a freshly opened draft?"""
         return False
-
-
-def pygls_handler(function: Callable[..., Any]) -> Callable[..., Any]:
-    """A plain function calling ``function`` (a bound method) that pygls can register.
-
-    pygls sets attributes on what it registers (bound methods take none) and passes the server to
-    functions whose first parameter is ``ls`` or is annotated with a server type; this one takes the
-    message's arguments as they come (unannotated on purpose: pygls reads the annotations), and is a
-    coroutine function exactly when ``function`` is, so pygls awaits it the same way.
-    """
-    if inspect.iscoroutinefunction(function):
-        async def handler(*args):  # type: ignore[no-untyped-def]
-            return await function(*args)
-    else:
-        def handler(*args):  # type: ignore[no-untyped-def]
-            return function(*args)
-    handler.__name__ = getattr(function, "__name__", handler.__name__)
-    handler.__qualname__ = getattr(function, "__qualname__", handler.__qualname__)
-    handler.__doc__ = getattr(function, "__doc__", None)
-    return handler

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import json
 import logging
 import re
@@ -442,3 +443,23 @@ def start_tcp(server: Any, host: str, port: int) -> None:
         log.debug("server cancelled")
     if exit_code:
         raise SystemExit(exit_code[0])
+
+
+def pygls_handler(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A plain function calling ``function`` (a bound method) that pygls can register.
+
+    pygls sets attributes on what it registers (bound methods take none) and passes the server to
+    functions whose first parameter is ``ls`` or is annotated with a server type; this one takes the
+    message's arguments as they come (unannotated on purpose: pygls reads the annotations), and is a
+    coroutine function exactly when ``function`` is, so pygls awaits it the same way.
+    """
+    if inspect.iscoroutinefunction(function):
+        async def handler(*args):  # type: ignore[no-untyped-def]
+            return await function(*args)
+    else:
+        def handler(*args):  # type: ignore[no-untyped-def]
+            return function(*args)
+    handler.__name__ = getattr(function, "__name__", handler.__name__)
+    handler.__qualname__ = getattr(function, "__qualname__", handler.__qualname__)
+    handler.__doc__ = getattr(function, "__doc__", None)
+    return handler

@@ -33,6 +33,7 @@ from typing import Any
 
 from faithlint.config import Config, load_config, validate_settings
 from faithlint.errors import FaithlintError
+from faithlint.rules.registry import RULES
 
 DEFAULT_DEBOUNCE_MS = 300
 SECTION = "faithlint"
@@ -132,7 +133,7 @@ class Settings:
         if hit is not None:
             return hit
         try:
-            config, path = load_config(None, start=folder)
+            config, path = load_config(None, start=folder, rules=RULES)
             hit = (config, path, None)
         except FaithlintError as exc:
             hit = (Config(), None, f"{exc} (using the default settings)")
@@ -149,6 +150,6 @@ class Settings:
         config = base
         for source, data in (("initializationOptions", self.init_options), ("workspace/configuration", self.client)):
             rest, _, _ = split_server_keys(data, source)
-            config, msgs = validate_settings(rest, source, base=config)
+            config, msgs = validate_settings(rest, source, base=config, rules=RULES)
             messages += msgs
         return Resolved(config, path, messages)

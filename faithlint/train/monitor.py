@@ -27,6 +27,10 @@ import numpy as np
 from faithlint.monitor.features import CHECKER_FEATURES, GROUNDING_FEATURES, LID_FEATURES, LM_FEATURES
 from faithlint.monitor.model import MonitorModel
 from faithlint.monitor.monitor import rescored
+from faithlint.rules.fl100_contradiction import Contradiction
+from faithlint.rules.fl200_unsupported import Unsupported
+from faithlint.rules.fl300_low_faithfulness import LowFaithfulness
+from faithlint.rules.fl400_absent_value import AbsentValue
 from faithlint.rules.operating_point import OperatingPoint, sentence_code
 from faithlint.train.revision import git_revision
 
@@ -65,7 +69,7 @@ def featurize_row(linter: Any, featurizer: Any, name: str, row: dict[str, Any]) 
     feats = featurizer(res.sentences, context, row.get("query"), linter.values_absent)
     sents = []
     for s, f in zip(res.sentences, feats):
-        fl400 = [[x.start, x.end] for x in res.findings if x.code == "FL400" and s.start <= x.start < s.end]
+        fl400 = [[x.start, x.end] for x in res.findings if x.code == AbsentValue.code and s.start <= x.start < s.end]
         sents.append({"start": s.start, "end": s.end, "text": s.text,
                       "p": [round(s.probs[k], 5) for k in ("entailment", "neutral", "contradiction")],
                       "fl400": fl400, "f": {k: round(v, 5) for k, v in f.features.items()},
@@ -233,19 +237,20 @@ def flagged_ranges(row: dict, probs: list[float], point: OperatingPoint, narrow:
     out = []
     for s, p in zip(row["sentences"], probs):
         con = s["p"][2] if checker else rescored(p, s["p"][2])["contradiction"]
-        if sentence_code(p, con, point) in ("FL100", "FL200"):
+        if sentence_code(p, con, point) in (Contradiction.code, Unsupported.code):
             if narrow and s["marks"]:
                 out.append((s["start"] + min(a for a, _ in s["marks"]), s["start"] + max(b for _, b in s["marks"])))
             else:
                 out.append((s["start"], s["end"]))
-        if s["fl400"] and (point.values >= 1.0 or p < point.values):
+        values = point.get(AbsentValue.code, 1.0)
+        if s["fl400"] and (values >= 1.0 or p < values):
             out.extend(tuple(r) for r in s["fl400"])
     return out
 
 
 def flagged(rows: list[dict], p_rows: list[list[float]], point: tuple[float, float, float]) -> list[bool]:
     """Whether each output gets an error/warning finding: FL100/FL200 on a sentence, or an FL400 value."""
-    op = OperatingPoint(point[0], point[1], 0.0, point[2])
+    op = OperatingPoint({Contradiction.code: point[0], Unsupported.code: point[1], AbsentValue.code: point[2]})
     return [bool(flagged_ranges(row, ps, op)) for row, ps in zip(rows, p_rows)]
 
 
@@ -254,9 +259,8 @@ def choose_point(rows: list[dict], p_rows: list[list[float]], min_precision: flo
     """The operating point, precision first: among points with precision and recall at least the minimums on
     every task type, the best mean precision (ties: mean F1); where none reaches both, among points keeping
     the recall minimum the best lowest-task precision (ties: mean F1)."""
-    from faithlint.rules.registry import RULES
-
-    checker_fl100 = float(RULES["FL100"].threshold or 0.7)
+    assert Contradiction.threshold is not None  # FL100 is a threshold rule
+    checker_fl100 = Contradiction.threshold.default
     tasks = sorted({r["task"] for r in rows})
     y = [r["hallucinated"] for r in rows]
     best: tuple | None = None
@@ -279,7 +283,8 @@ def choose_point(rows: list[dict], p_rows: list[list[float]], min_precision: flo
                     best = (key, (t100, float(t200), t400), per)
     assert best is not None
     (ok, _, _, _), (t100, t200, t400), per = best
-    point = {"FL100": t100, "FL200": t200, "FL300": round(min(0.95, t200 + 0.15), 3), "FL400": t400}
+    point = {Contradiction.code: t100, Unsupported.code: t200, LowFaithfulness.code: round(min(0.95, t200 + 0.15), 3),
+             AbsentValue.code: t400}
     return point, {"feasible": ok, "per_task": {t: dict(zip(("precision", "recall", "f1"), v)) for t, v in per.items()}}
 
 

@@ -14,10 +14,16 @@ from typing import Protocol, runtime_checkable
 
 from faithlint.errors import Cancelled
 from faithlint.fixes.edits import Fix
+from faithlint.rules.fl100_contradiction import Contradiction
+from faithlint.rules.fl110_contradicted_claim import ContradictedClaim
+from faithlint.rules.fl200_unsupported import Unsupported
+from faithlint.rules.fl210_unsupported_claim import UnsupportedClaim
+from faithlint.rules.fl400_absent_value import AbsentValue
 from faithlint.types import ContextDoc, DraftResult, SentenceResult
 
-FLAGS = ("FL100", "FL110", "FL200", "FL210", "FL400")  # findings that make a sentence a correction target
-BLOCKING = ("FL100", "FL110", "FL200", "FL210")  # a candidate with one of these on its sentence is not offered
+# a candidate with one of these on its sentence is not offered
+BLOCKING = (Contradiction.code, ContradictedClaim.code, Unsupported.code, UnsupportedClaim.code)
+FLAGS = (*BLOCKING, AbsentValue.code)  # findings that make a sentence a correction target
 
 
 class Progress(Protocol):

@@ -12,12 +12,9 @@ so the pipeline reads every member directly.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from faithlint.evidence.grounding import GroundingModel
 
 Marks = list[tuple[int, int]]  # character ranges of a hypothesis
 
@@ -28,7 +25,9 @@ class Checker(Protocol):
     max_length: int
     model_max: int  # the model's own token limit (position embeddings): windows never exceed it
     span_head: Any  # None, or what marks a flagged hypothesis's words (:meth:`score_and_mark` uses it)
-    grounding: GroundingModel | None  # the grounding fitted for these weights (attached by the model registry)
+    # the grounding fitted for these weights: a faithlint.evidence.grounding.GroundingModel or None, attached by the
+    # model registry (typed Any here: models sit below evidence in the layers)
+    grounding: Any
 
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Return an (N, 3) array of P(entailment), P(neutral), P(contradiction)."""
@@ -55,7 +54,7 @@ class CheckerBase:
     max_length: int = 512
     model_max: int = 512
     span_head: Any = None
-    grounding: GroundingModel | None = None
+    grounding: Any = None
 
     def score_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         raise NotImplementedError
