@@ -145,9 +145,11 @@ def check_file(path: str | Path, *, context: str | Path | Sequence[str | Path] |
     return check_prepared(prepared, linter=linter or linter_for(cfg))
 
 
-def check_prepared(prepared: Any, *, linter: Any, path: str | None = None) -> DraftResult:
-    """Check a draft made by :func:`faithlint.inputs.drafts.prepare_draft` (the CLI's path for draft files)."""
+def check_prepared(prepared: Any, *, linter: Any, path: str | None = None, config: Config | None = None) -> DraftResult:
+    """Check a draft made by :func:`faithlint.inputs.drafts.prepare_draft` (the CLI's path for draft files) with
+    ``config`` (its own settings; None: the linter's), on a linter shared by every draft with the same models."""
     from faithlint.inputs.context import evidence_in_source
 
-    result = prepared.check(linter, path=path or str(prepared.path))
+    kwargs = {"config": config} if config is not None else {}
+    result = prepared.check(linter, path=path or str(prepared.path), **kwargs)
     return evidence_in_source(result, prepared.context)

@@ -39,7 +39,7 @@ class FakeLinter:
 
     def check(self, text: str, context: Sequence[ContextDoc], *, path: str | None = None, id: str | None = None,
               query: str | None = None, markdown: bool = True, extracted: object = None,
-              cancelled: Callable[[], bool] | None = None) -> DraftResult:
+              cancelled: Callable[[], bool] | None = None, config: object = None) -> DraftResult:
         with self.lock:
             self.calls.append((str(path), text, [d.text for d in context]))
         res = DraftResult(text=text, path=path, id=id)
@@ -244,7 +244,7 @@ def test_each_draft_gets_its_nearest_config(ws: Path, tmp_path: Path) -> None:
     check = linter.check
 
     def recording(*args: object, **kwargs: object) -> object:
-        seen[str(kwargs.get("path"))] = list(linter.config.ignore)
+        seen[str(kwargs.get("path"))] = list(kwargs["config"].ignore)  # type: ignore[attr-defined]
         return check(*args, **kwargs)
 
     linter.check = recording  # type: ignore[method-assign]

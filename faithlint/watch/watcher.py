@@ -118,14 +118,12 @@ class Watcher:
         return changed
 
     def _linter(self, config: Config) -> Any:
-        """The linter for ``config``'s models (:func:`faithlint.pipeline.registry.models_key`), its settings set to
-        ``config``."""
+        """The linter for ``config``'s models (:func:`faithlint.pipeline.registry.models_key`); each check passes
+        its draft's own settings."""
         key = models_key(config)
         if key not in self._linters:
             self._linters[key] = self._factory(config)
-        linter = self._linters[key]
-        linter.config = config
-        return linter
+        return self._linters[key]
 
     # -- discovery and reports --------------------------------------------------------------------------
 
@@ -179,7 +177,7 @@ class Watcher:
         if not force and sig == st.signature and st.error is None:
             return False
         try:
-            result = check_prepared(prep, linter=self._linter(config), path=st.display)
+            result = check_prepared(prep, linter=self._linter(config), path=st.display, config=config)
         except ModelError:
             raise  # the model cannot load: nothing else will work either
         except FaithlintError as exc:
