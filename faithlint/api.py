@@ -19,7 +19,7 @@ from typing import Any
 
 from faithlint.config import Config, load_config, merge_overrides
 from faithlint.errors import InputError
-from faithlint.report.formats import result_to_dict as to_dict
+from faithlint.report.records import result_to_dict as to_dict
 from faithlint.types import ContextDoc, DraftResult
 
 ContextLike = str | Path | ContextDoc | Mapping[str, str] | Sequence[str | Path | ContextDoc]

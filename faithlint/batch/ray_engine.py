@@ -34,7 +34,7 @@ KILL_HOOK_ENV = "FAITHLINT_TEST_KILL_ON_ID_FILE"
 RAY_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # =0: one machine, on loopback (Ray's macOS/Windows default)
 
 
-def _import_ray(local: bool = False) -> Any:
+def import_ray(local: bool = False) -> Any:
     """``import ray``; ``local``: for a runtime started on this machine, which then talks over loopback only (Ray's
     single-machine mode: otherwise it finds its address by a UDP connect to 8.8.8.8 and serves on the machine's
     outward address). Read when Ray first imports, by this process and the ones it starts."""
@@ -189,7 +189,7 @@ def _maybe_die(ids: Sequence[str]) -> None:
 def check_ray(paths: Sequence[str], output: Path, cfg: Any, done: set[str], *, address: str | None,
                workers: int | None, gpus: float, cpus: float, progress: bool, allow_no_context: bool,
                batch_size: int, on_line: Callable[[str], None] | None) -> Summary:
-    ray = _import_ray(local=not address)
+    ray = import_ray(local=not address)
     import logging
 
     started_here = False

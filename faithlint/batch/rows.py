@@ -95,7 +95,7 @@ def line_id(line: str, fallback: str) -> str:
 def check_line(item: dict[str, Any], linter: Any) -> tuple[str, bool]:
     """The output line (JSON, no newline) of a parsed pair, and whether it fails ``fail_on``."""
     from faithlint import api
-    from faithlint.report.formats import result_to_dict
+    from faithlint.report.records import result_to_dict
 
     res = api.check(item["text"], item["context"], id=item["id"], query=item["query"], markdown=False,
                     linter=linter)
