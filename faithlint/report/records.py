@@ -147,7 +147,7 @@ def result_to_dict(result: DraftResult) -> dict[str, Any]:
 def summarize(results: Sequence[DraftResult]) -> dict[str, Any]:
     """Counts used by the ``json`` summary and the ``text`` footer."""
     findings = [f for r in results for f in r.findings]
-    by_severity = dict.fromkeys(SEVERITIES, 0)
+    by_severity: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
     by_severity.update(Counter(f.severity for f in findings))
     return {
         "drafts": len(results),

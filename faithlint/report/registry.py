@@ -43,7 +43,7 @@ class Format:
 
 
 _FORMATS: dict[str, Format] = {}
-_lock = threading.Lock()
+_lock = threading.RLock()  # a format module that reads the registry while it loads must not deadlock
 _loaded = False
 
 
