@@ -134,7 +134,7 @@ def flatten_json(obj: Any) -> str:
 
 # --- context loading --------------------------------------------------------------------------------
 
-def _expand_folder(folder: Path) -> list[Path]:
+def expand_folder(folder: Path) -> list[Path]:
     """Context files below ``folder``, sorted, hidden files and folders skipped."""
 
     def fail(exc: OSError) -> None:
@@ -170,7 +170,7 @@ def load_context(paths: list[Path], max_bytes: int) -> list[ContextDoc]:
     seen: set[Path] = set()
     for given in paths:
         given = Path(given)
-        files = _expand_folder(given) if given.is_dir() else [given]
+        files = expand_folder(given) if given.is_dir() else [given]
         for path in files:
             try:
                 key = path.resolve()

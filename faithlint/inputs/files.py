@@ -57,7 +57,7 @@ def require_regular_context(paths: Iterable[Path]) -> None:
 def load_context_checked(paths: Sequence[Path], max_bytes: int) -> list[ContextDoc]:
     """:func:`faithlint.inputs.context.load_context` after :func:`require_regular_context`, naming the file when a
     JSON context is nested deeper than the parser's recursion limit (a one-line error, not a RecursionError)."""
-    from faithlint.inputs.context import _expand_folder, load_context
+    from faithlint.inputs.context import expand_folder, load_context
 
     require_regular_context(paths)
     try:
@@ -65,7 +65,7 @@ def load_context_checked(paths: Sequence[Path], max_bytes: int) -> list[ContextD
     except RecursionError:
         pass
     for given in paths:
-        for f in (_expand_folder(Path(given)) if Path(given).is_dir() else [Path(given)]):
+        for f in (expand_folder(Path(given)) if Path(given).is_dir() else [Path(given)]):
             try:
                 load_context([f], max_bytes)
             except RecursionError:
