@@ -19,7 +19,7 @@ from typing import Any
 
 from faithlint.config import Config, load_config, merge_overrides
 from faithlint.errors import InputError
-from faithlint.report.formats import result_to_dict as to_dict
+from faithlint.report.records import result_to_dict as to_dict
 from faithlint.types import ContextDoc, DraftResult
 
 ContextLike = str | Path | ContextDoc | Mapping[str, str] | Sequence[str | Path | ContextDoc]
@@ -32,7 +32,8 @@ _LINTERS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def _config(config: ConfigLike) -> Config:
+def as_config(config: ConfigLike) -> Config:
+    """``None``, a :class:`Config` or a mapping validated like ``faithlint.toml`` -> a :class:`Config`."""
     if config is None:
         return Config()
     if isinstance(config, Config):
@@ -46,7 +47,7 @@ def linter_for(config: ConfigLike = None) -> Any:
     """The process-wide :class:`~faithlint.pipeline.linter.Linter` for these settings (models load on first check)."""
     from faithlint.pipeline.linter import Linter
 
-    cfg = _config(config)
+    cfg = as_config(config)
     key = cfg.model_dump_json()
     with _LOCK:
         if key not in _LINTERS:
@@ -139,7 +140,7 @@ def check_file(path: str | Path, *, context: str | Path | Sequence[str | Path] |
     if config is None and linter is None:
         cfg, config_path = load_config(start=path.parent if path.parent.exists() else None)
     else:
-        cfg = linter.config if linter is not None and config is None else _config(config)
+        cfg = linter.config if linter is not None and config is None else as_config(config)
     paths = [Path(p) for p in ([context] if isinstance(context, (str, Path)) else context or [])]
     prepared = prepare_draft(path, cfg, config_path, cli_context=paths, cli_query=query)
     return check_prepared(prepared, linter=linter or linter_for(cfg))

@@ -13,7 +13,7 @@ from faithlint.document.boilerplate import exemption
 from faithlint.document.sentences import SentenceSplitter
 from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.pipeline.linter import Linter
-from faithlint.report.formats import render
+from faithlint.report import render
 from faithlint.rules.values import ValueExtractor
 from faithlint.types import ContextDoc
 

@@ -300,13 +300,15 @@ def test_completion_script(shell):
     assert proc.returncode == 0 and "faithlint" in proc.stdout and "_ARGCOMPLETE" in proc.stdout
 
 
-def _complete(line: str, tmp_path: Path) -> list[str]:
+def _complete(line: str, tmp_path: Path, shell: str = "bash") -> list[str]:
     out = tmp_path / "completions"
     env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
-           "_ARGCOMPLETE_STDOUT_FILENAME": str(out)}
+           "_ARGCOMPLETE_STDOUT_FILENAME": str(out), "_ARGCOMPLETE_SHELL": shell}
     proc = subprocess.run([sys.executable, "-m", "faithlint"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
+    if shell == "zsh":  # "choice:description", one per vertical tab
+        return out.read_text().split("\x0b")
     return out.read_text().replace("\x0b", " ").split()
 
 
@@ -314,6 +316,15 @@ def test_argcomplete_completes_commands_flags_and_rule_codes(tmp_path: Path):
     assert _complete("faithlint ch", tmp_path) == ["check"]
     assert _complete("faithlint check --show-", tmp_path) == ["--show-settings", "--show-pairing"]
     assert _complete("faithlint rule FL2", tmp_path) == ["FL200", "FL210"]
+    assert _complete("faithlint check --format j", tmp_path) == ["json", "jsonl"]
+
+
+def test_format_completion_shows_each_formats_help_line_from_the_registry(tmp_path: Path):
+    from faithlint.report import get, names
+
+    got = _complete("faithlint check --format ", tmp_path, shell="zsh")
+    assert got == [f"{name}:{get(name).help}" for name in names()]
+    assert "sarif:SARIF 2.1.0 for code scanning" in got[names().index("sarif")]
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")

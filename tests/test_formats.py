@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from faithlint.report.formats import FORMATS, finding_to_dict, render, result_to_dict
+from faithlint.report import Format, formats, get, names, register, render
+from faithlint.report.records import finding_to_dict, result_to_dict
 from faithlint.rules import RULES
 from faithlint.types import DraftResult, Evidence, Finding, SentenceResult
 
@@ -296,9 +300,56 @@ def test_sarif_empty_results_are_valid() -> None:
 # -- dispatch ----------------------------------------------------------------------------------------------
 
 
-def test_formats_tuple_and_unknown_format(results: list[DraftResult]) -> None:
-    assert FORMATS == ("text", "json", "jsonl", "sarif", "github")
-    for fmt in FORMATS:
+def test_registered_formats_and_unknown_format(results: list[DraftResult]) -> None:
+    assert names() == ("text", "json", "jsonl", "sarif", "github", "html")
+    for fmt in names():
         assert isinstance(render(results, fmt), str)
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ValueError, match="unknown format 'xml'; expected one of text, json, jsonl, sarif, github, "
+                                         "html"):
         render(results, "xml")
+
+
+def test_each_format_is_one_module_registering_itself() -> None:
+    """The renderer registered under each name lives in its own module of faithlint.report, with a help line."""
+    modules = {f.name: f.render.__module__ for f in formats()}
+    assert modules == {"text": "faithlint.report.text", "json": "faithlint.report.json_format",
+                       "jsonl": "faithlint.report.json_format", "sarif": "faithlint.report.sarif",
+                       "github": "faithlint.report.github", "html": "faithlint.report.html"}
+    assert all(f.help and "\n" not in f.help for f in formats())
+    assert [f.name for f in formats() if f.reads_contexts] == ["sarif", "html"]
+
+
+def test_a_name_is_registered_once() -> None:
+    text = get("text")
+    assert register(text) is text  # the same format again: no change
+    with pytest.raises(ValueError, match="format 'text' is already registered"):
+        register(Format("text", text.render, "another text"))
+    with pytest.raises(ValueError, match="letters, digits and dashes"):
+        register(Format("a b", text.render, "spaces"))
+    assert get("text") is text
+
+
+def test_adding_a_format_is_adding_a_module(tmp_path: Path) -> None:
+    """A module beside the built-in ones registers a format: render() and check --format take it, with its help
+    line in shell completion; nothing else is edited."""
+    (tmp_path / "shout.py").write_text(
+        "from faithlint.report.registry import Format, register\n\n\n"
+        "def render_shout(results, *, color=False, contexts=None):\n"
+        "    return ''.join(f'{f.code}!\\n' for r in results for f in r.findings)\n\n\n"
+        "register(Format('shout', render_shout, 'codes, loudly', order=70))\n", encoding="utf-8")
+    code = f"""
+import faithlint.report
+faithlint.report.__path__.append({str(tmp_path)!r})
+from faithlint.cli.app import _format_choices, build_parser
+from faithlint.report import Format, formats, get, names, register, render
+from faithlint.types import DraftResult, Finding
+print(names())
+print(build_parser().parse_args(["check", "--format", "shout", "a.md"]).format)
+print(_format_choices()["shout"])
+finding = Finding(code="FL200", severity="warning", message="m", start=0, end=1)
+print(render([DraftResult(text="x", findings=[finding])], "shout"), end="")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["('text', 'json', 'jsonl', 'sarif', 'github', 'html', 'shout')", "shout",
+                                        "codes, loudly", "FL200!"]

@@ -22,7 +22,7 @@ from faithlint.evidence.grounding import (
 from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.monitor.monitor import rescored as monitor_rescored
 from faithlint.pipeline.linter import Linter, load_checker
-from faithlint.report.formats import result_to_dict
+from faithlint.report.records import result_to_dict
 from faithlint.rules.values import ValueExtractor
 from faithlint.types import ContextDoc
 

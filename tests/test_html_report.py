@@ -25,7 +25,7 @@ from fakes import KeywordChecker
 from faithlint.config import Config
 from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.pipeline.linter import Linter
-from faithlint.report.formats import render
+from faithlint.report import render
 from faithlint.report.html import render_html
 from faithlint.types import ContextDoc, DraftResult
 

@@ -19,7 +19,7 @@ from faithlint.document.sentences import SentenceSplitter
 from faithlint.errors import ConfigError
 from faithlint.evidence.relevance import LexicalRelevance
 from faithlint.pipeline.linter import Linter
-from faithlint.report.formats import render
+from faithlint.report import render
 from faithlint.rules import RULES, Rule, Threshold, docs
 from faithlint.rules.values import ValueExtractor
 from faithlint.types import ContextDoc

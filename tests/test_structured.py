@@ -341,7 +341,7 @@ def test_evidence_in_source_moves_ranges_and_leaves_the_result_alone(tmp_path: P
 
 
 def test_sarif_and_html_show_the_files_line(tmp_path: Path) -> None:
-    from faithlint.report.formats import render
+    from faithlint.report import render
 
     doc, raw = json_doc({"name": "Luigi's", "rating": 4.5}, tmp_path)
     a = doc.text.index("its rating")

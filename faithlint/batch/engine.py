@@ -28,10 +28,10 @@ from faithlint.batch.ray_engine import KILL_HOOK_ENV, RAY_MISSING, check_ray
 from faithlint.batch.rows import (
     Progress,
     Summary,
-    _one_line,
-    _remote,
     check_line,
     expand_inputs,
+    is_remote,
+    one_line,
     parse_pair,
     read_done,
     read_items,
@@ -59,11 +59,11 @@ def check_pairs(inputs: PathLike | Sequence[PathLike], output: PathLike | None, 
     one). ``workers``: actors (default: one per ``cpus_per_worker`` CPUs, or per ``gpus_per_worker`` GPUs, of
     the cluster). ``on_line``: called with each output line written (tests).
     """
-    from faithlint.api import _config
+    from faithlint.api import as_config
 
     if engine not in ENGINES:
         raise FaithlintError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
-    cfg = _config(config)
+    cfg = as_config(config)
     paths = expand_inputs([inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs))
     if not paths:
         raise InputError("no pairs files given")
@@ -72,7 +72,7 @@ def check_pairs(inputs: PathLike | Sequence[PathLike], output: PathLike | None, 
         raise FaithlintError(f"{'--resume' if resume else '--engine ray'} needs an output file (-o OUT.jsonl)")
     if out_path is not None:
         for p in paths:
-            if not _remote(p) and _same_file(Path(p), out_path):
+            if not is_remote(p) and _same_file(Path(p), out_path):
                 raise InputError(f"{out_path}: the output file is an input ({p}); faithlint never overwrites a "
                                  "pairs file: choose another -o path")
     done = read_done(out_path) if resume and out_path is not None else set()
@@ -89,7 +89,7 @@ def _check_local(paths: Sequence[str], output: Path | None, cfg: Any, done: set[
     from faithlint.pipeline.linter import Linter
 
     for p in paths:
-        if _remote(p):
+        if is_remote(p):
             raise InputError(f"{p}: the local engine reads local files; --engine ray reads {p.split(':')[0]}://")
     seen: set[str] = set()
     # every line is read and validated before any model runs, so a bad input fails fast (exit 2, one line)
@@ -118,7 +118,7 @@ def _check_local(paths: Sequence[str], output: Path | None, cfg: Any, done: set[
             except Exception as exc:
                 if os.environ.get("FAITHLINT_DEBUG"):
                     raise
-                raise FaithlintError(f"{item['where']} (id {item['id']!r}): checking failed: {_one_line(exc)}") \
+                raise FaithlintError(f"{item['where']} (id {item['id']!r}): checking failed: {one_line(exc)}") \
                     from exc
             out.write(line + "\n")
             out.flush()

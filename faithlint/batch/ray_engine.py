@@ -16,13 +16,13 @@ from typing import Any
 from faithlint.batch.rows import (
     Progress,
     Summary,
-    _count_rows,
-    _one_line,
-    _remote,
-    _row_bytes,
     check_line,
+    count_rows,
     error_line,
+    is_remote,
     line_id,
+    mean_row_bytes,
+    one_line,
     parse_pair,
 )
 from faithlint.errors import FaithlintError, InputError
@@ -34,7 +34,7 @@ KILL_HOOK_ENV = "FAITHLINT_TEST_KILL_ON_ID_FILE"
 RAY_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # =0: one machine, on loopback (Ray's macOS/Windows default)
 
 
-def _import_ray(local: bool = False) -> Any:
+def import_ray(local: bool = False) -> Any:
     """``import ray``; ``local``: for a runtime started on this machine, which then talks over loopback only (Ray's
     single-machine mode: otherwise it finds its address by a UDP connect to 8.8.8.8 and serves on the machine's
     outward address). Read when Ray first imports, by this process and the ones it starts."""
@@ -143,7 +143,7 @@ class CheckActor:
                 errors.append(True)
                 failing.append(False)
             except Exception as exc:  # a bug or a model failure on this row: the row fails, the job goes on
-                lines.append(error_line(ident, f"{where} (id {ident!r}): checking failed: {_one_line(exc)}"))
+                lines.append(error_line(ident, f"{where} (id {ident!r}): checking failed: {one_line(exc)}"))
                 errors.append(True)
                 failing.append(False)
         load = [0.0] * len(ids)
@@ -191,7 +191,7 @@ def _maybe_die(ids: Sequence[str]) -> None:
 def check_ray(paths: Sequence[str], output: Path, cfg: Any, done: set[str], *, address: str | None,
                workers: int | None, gpus: float, cpus: float, progress: bool, allow_no_context: bool,
                batch_size: int, on_line: Callable[[str], None] | None) -> Summary:
-    ray = _import_ray(local=not address)
+    ray = import_ray(local=not address)
     import logging
 
     started_here = False
@@ -211,7 +211,7 @@ def check_ray(paths: Sequence[str], output: Path, cfg: Any, done: set[str], *, a
         # a shard is read as one block; its rows must reach the actors in many small blocks, or one actor gets
         # them all. Blocks are cut by bytes: about batch_size rows each (a row-count repartition would be a
         # task needing a CPU slot of its own, which busy actors holding every CPU never leave free)
-        row_bytes = _row_bytes(paths)
+        row_bytes = mean_row_bytes(paths)
         ctx.target_max_block_size = int(min(max(row_bytes * batch_size, 1024), 64 << 20))
         if hasattr(ctx, "target_min_block_size"):
             ctx.target_min_block_size = min(ctx.target_min_block_size, ctx.target_max_block_size)
@@ -222,15 +222,15 @@ def check_ray(paths: Sequence[str], output: Path, cfg: Any, done: set[str], *, a
         if workers is None:
             per, have = (gpus, resources.get("GPU", 0)) if gpus else (cpus, resources.get("CPU", 1))
             workers = max(1, int(have // per)) if per else 1
-        names = {os.path.abspath(p) if not _remote(p) else p: p for p in paths}
+        names = {os.path.abspath(p) if not is_remote(p) else p: p for p in paths}
         # reading and splitting shards is light: it takes no CPU slot, so actors holding every CPU cannot starve it
-        ds = ray.data.read_binary_files([os.path.abspath(p) if not _remote(p) else p for p in paths],
+        ds = ray.data.read_binary_files([os.path.abspath(p) if not is_remote(p) else p for p in paths],
                                         include_paths=True, num_cpus=0)
         ds = ds.flat_map(_shard_rows(names, done), num_cpus=0)
         # Ray Data restarts a dead actor (max_restarts=-1) and retries its batch (max_task_retries=-1) by default
         ds = ds.map_batches(_actor_class(cfg, allow_no_context), batch_size=batch_size,
                             compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=cpus, num_gpus=gpus or None)
-        total = _count_rows(paths, done)
+        total = count_rows(paths, done)
         return _write(ds, output, done, total, progress, on_line)
     finally:
         if started_here:

@@ -95,7 +95,7 @@ def line_id(line: str, fallback: str) -> str:
 def check_line(item: dict[str, Any], linter: Any) -> tuple[str, bool]:
     """The output line (JSON, no newline) of a parsed pair, and whether it fails ``fail_on``."""
     from faithlint import api
-    from faithlint.report.formats import result_to_dict
+    from faithlint.report.records import result_to_dict
 
     res = api.check(item["text"], item["context"], id=item["id"], query=item["query"], markdown=False,
                     linter=linter)
@@ -113,13 +113,15 @@ def _fails(findings: Iterable[Any], fail_on: str) -> bool:
     return any(SEVERITY_RANK.get(f.severity, 0) >= floor for f in findings)
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An unexpected exception as one short line for an error row: its type and message."""
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
 
 # ---------------------------------------------------------------------------------------------- inputs
-def _remote(path: str) -> bool:
+def is_remote(path: str) -> bool:
+    """A URI (``s3://...``) that Ray Data reads, not a local path."""
     return "://" in path and not path.startswith("file://")
 
 
@@ -129,7 +131,7 @@ def expand_inputs(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
     out: list[str] = []
     for given in inputs:
         s = os.fspath(given)
-        if _remote(s):
+        if is_remote(s):
             out.append(s)
             continue
         if s.startswith("file://"):
@@ -246,12 +248,12 @@ class Progress:
             self.bar = None
 
 
-def _row_bytes(paths: Sequence[str]) -> float:
+def mean_row_bytes(paths: Sequence[str]) -> float:
     """Mean bytes of a row in Ray Data (its line plus the other columns), from the local shards' sizes and
     line counts (16 KiB when no shard is local)."""
     size = lines = 0
     for p in paths:
-        if _remote(p):
+        if is_remote(p):
             continue
         try:
             with open(p, "rb") as fh:
@@ -263,11 +265,11 @@ def _row_bytes(paths: Sequence[str]) -> float:
     return size / lines + 64 if lines else 16 << 10
 
 
-def _count_rows(paths: Sequence[str], done: set[str]) -> int | None:
+def count_rows(paths: Sequence[str], done: set[str]) -> int | None:
     """Rows left to check, for the ETA (None when a shard is not a local file)."""
     total = 0
     for p in paths:
-        if _remote(p):
+        if is_remote(p):
             return None
         try:
             with open(p, encoding="utf-8-sig", errors="replace") as fh:

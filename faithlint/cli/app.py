@@ -21,20 +21,20 @@ from faithlint import __version__
 from faithlint.cli import explain as cli_explain
 from faithlint.cli import show as cli_show
 from faithlint.cli.common import (
-    _checked,
-    _config,
-    _configs,
-    _display,
-    _draft_error,
-    _drafts,
-    _emit,
-    _exit_code,
-    _one_line,
-    _refuse_input_as_output,
+    checked,
+    config_for,
+    display_path,
+    draft_configs,
+    draft_error,
+    draft_paths,
+    emit,
+    exit_code,
+    one_line,
+    refuse_input_as_output,
 )
 from faithlint.cli.options import add_fix_arguments, shared_options
 from faithlint.errors import FaithlintError, InputError
-from faithlint.report.formats import FORMATS
+from faithlint.report import registry as report_formats
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         context_help="context file or folder (repeatable); overrides front matter, siblings and pair rules",
         fail_on_help="lowest severity that fails (default: config)")])
     c.add_argument("paths", nargs="*", type=Path, help="draft files or folders (.md, .txt)")
-    c.add_argument("--format", choices=[*FORMATS, "html"], default=None,
-                   help="report format (default: text; jsonl with --engine ray or --resume)")
+    fmt = c.add_argument("--format", choices=report_formats.names(), default=None,
+                         help="report format (default: text; jsonl with --engine ray or --resume)")
+    fmt.completer = _format_choices  # type: ignore[attr-defined]  # argcomplete: zsh and fish show each one's help
     c.add_argument("--pairs", nargs="+", metavar="FILE.jsonl",
                    help="batch mode: one {id, text, context | context_files, query?} per line; a context string "
                         "holding a JSON object or array is verbalised like a .json context file. Several files, "
@@ -174,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _format_choices(**_: Any) -> dict[str, str]:
+    """The report formats with their one-line descriptions, from the registry."""
+    return {f.name: f.help for f in report_formats.formats()}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions (faithlint completion SHELL): answer, exit
@@ -212,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug, not a finding: exit 2 (never 1) with one line; FAITHLINT_DEBUG=1 shows it
         if os.environ.get("FAITHLINT_DEBUG"):
             raise
-        print(f"faithlint: error: internal error: {_one_line(exc)} (FAITHLINT_DEBUG=1 shows the traceback)",
+        print(f"faithlint: error: internal error: {one_line(exc)} (FAITHLINT_DEBUG=1 shows the traceback)",
               file=sys.stderr)
         return 2
     return 2
@@ -256,11 +262,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     if batch_mode and not args.output:
         raise FaithlintError(f"{'--resume' if args.resume else '--engine ray'} needs an output file: -o OUT.jsonl")
     if args.engine == "ray":
-        from faithlint.batch.ray_engine import _import_ray
+        from faithlint.batch.ray_engine import import_ray
 
-        _import_ray(local=not args.address)  # without the extra: how to install it, exit 2, before anything loads
+        import_ray(local=not args.address)  # without the extra: how to install it, exit 2, before anything loads
     if args.pairs:
-        config, _path = _config(args, Path.cwd())
+        config, _path = config_for(args, Path.cwd())
         if args.format == "jsonl":  # one line per pair as it is checked, here or on a Ray cluster
             return _check_pairs_jsonl(args, config)
         return _check_pairs_report(args, config)
@@ -273,25 +279,25 @@ def _check_pairs_report(args: argparse.Namespace, config: Any) -> int:
     from faithlint.batch.engine import expand_inputs, read_items
     from faithlint.inputs.context import source_texts
     from faithlint.pipeline.linter import Linter
-    from faithlint.report.formats import render
 
     linter = Linter(config)
     results = []
     contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
+    reads_contexts = report_formats.get(args.format).reads_contexts
     shards = expand_inputs(args.pairs)
     seen: set[str] = set()
     items = [it for p in shards for it in read_items(Path(p), config.max_file_size, args.allow_no_context, seen)]
     if not items:  # an empty batch must not pass CI as "0 findings"
         raise InputError(f"{', '.join(shards)}: no pairs to check (no JSON lines)")
     if args.output:
-        _refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
+        refuse_input_as_output(args.output, [*map(Path, shards), *(f for it in items for f in it["files"])])
     cli_show.load_models(linter, args)
     prog = _progress(len(items), not args.no_progress)
     try:
         for item in items:
-            res = _checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
-                           id=item["id"], query=item["query"], markdown=False, linter=linter)
-            if args.format in ("sarif", "html"):
+            res = checked(api, f"{item['where']} (id {item['id']!r})", item["text"], item["context"],
+                          id=item["id"], query=item["query"], markdown=False, linter=linter)
+            if reads_contexts:
                 contexts.update(source_texts(item["context"]))
             results.append(res)
             if prog:
@@ -299,9 +305,9 @@ def _check_pairs_report(args: argparse.Namespace, config: Any) -> int:
     finally:
         if prog:
             prog.stop()
-    _emit(cli_show.statistics(results, args.format) if args.statistics else
-          render(results, args.format, color=_color(args), contexts=contexts), args.output)
-    return _exit_code(results, config.fail_on)
+    emit(cli_show.statistics(results, args.format) if args.statistics else
+         report_formats.render(results, args.format, color=_color(args), contexts=contexts), args.output)
+    return exit_code(results, config.fail_on)
 
 
 def _check_drafts(args: argparse.Namespace) -> int:
@@ -314,25 +320,25 @@ def _check_drafts(args: argparse.Namespace) -> int:
     from faithlint.inputs.drafts import prepare_draft
     from faithlint.pipeline.linter import Linter
     from faithlint.pipeline.registry import models_key
-    from faithlint.report.formats import render
     from faithlint.types import fails
 
-    configs = _configs(args)
+    configs = draft_configs(args)
     errors = 0
     jobs = []  # every draft is read and paired before any is checked: its problems come first
-    for d in _drafts(args.paths):
+    for d in draft_paths(args.paths):
         config, config_path = configs.of(d)  # a broken config file stops the run, as in ruff
         try:
             jobs.append((prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
                                        allow_no_context=args.allow_no_context), config))
         except (FaithlintError, OSError) as exc:
-            _draft_error(d, exc)
+            draft_error(d, exc)
             errors += 1
     if args.output:
-        _refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
+        refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
     linters: dict[tuple[Any, ...], Any] = {}  # one per model setting: drafts whose configs differ otherwise share it
     results, failing = [], False
     contexts: dict[str, str] = {}  # source -> file text: evidence ranges index the file (JSON/YAML/CSV too)
+    reads_contexts = report_formats.get(args.format).reads_contexts
     prog = _progress(len(jobs), not args.no_progress)
     from faithlint.cli.fix import CheckFixer
 
@@ -346,14 +352,14 @@ def _check_drafts(args: argparse.Namespace) -> int:
             linter = linters[key]
             linter.config = config
             try:
-                res = _checked(api, _display(job.path), job, linter=linter, path=_display(job.path),
-                               method="check_prepared")
+                res = checked(api, display_path(job.path), job, linter=linter, path=display_path(job.path),
+                              method="check_prepared")
                 if fixer.enabled:
                     res = fixer.fix(linter, job, res)
             except ModelError:  # the models cannot load: no other draft can be checked either
                 raise
             except FaithlintError as exc:
-                _draft_error(job.path, exc)
+                draft_error(job.path, exc)
                 errors += 1
                 continue
             finally:
@@ -361,16 +367,16 @@ def _check_drafts(args: argparse.Namespace) -> int:
                     prog.advance(prog.task)  # type: ignore[attr-defined]
             results.append(res)
             failing = failing or fails(res.findings, config.fail_on)
-            if args.format in ("sarif", "html"):
+            if reads_contexts:
                 contexts.update(source_texts(job.context))
     finally:
         if prog:
             prog.stop()
     if args.diff:
-        _emit("".join(fixer.diffs), args.output)
+        emit("".join(fixer.diffs), args.output)
     elif results or not errors or args.format != "text":  # no "all supported" line when nothing was checked
-        _emit(cli_show.statistics(results, args.format) if args.statistics else
-              render(results, args.format, color=_color(args), contexts=contexts), args.output)
+        emit(cli_show.statistics(results, args.format) if args.statistics else
+             report_formats.render(results, args.format, color=_color(args), contexts=contexts), args.output)
     if fixer.enabled:
         print(f"faithlint: {fixer.summary()}", file=sys.stderr)
     return 2 if errors else 1 if failing else 0

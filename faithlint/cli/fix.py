@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from faithlint.cli.common import (
-    _checked,
-    _config,
-    _configs,
-    _display,
-    _drafts,
-    _emit,
-    _exit_code,
-    _one_line,
-    _read_pairs,
-    _refuse_input_as_output,
+    checked,
+    config_for,
+    display_path,
+    draft_configs,
+    draft_paths,
+    emit,
+    exit_code,
+    one_line,
+    read_pairs,
+    refuse_input_as_output,
 )
 from faithlint.errors import FaithlintError, InputError
 
@@ -43,7 +43,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     cancel = threading.Event()  # set on Ctrl-C: a corrector working in other threads stops too
     try:
         if args.pairs:
-            config, _path = _config(args, Path.cwd())
+            config, _path = config_for(args, Path.cwd())
             return _fix_pairs(args, config, Linter(config), status, cancel)
         return _fix_drafts(args, status, cancel)
     except KeyboardInterrupt:
@@ -75,7 +75,7 @@ def _corrected(where: str, *args: Any, **kwargs: Any) -> Any:
     except Exception as exc:
         if os.environ.get("FAITHLINT_DEBUG"):
             raise
-        raise FaithlintError(f"{where}: the correction failed: {_one_line(exc)}") from exc
+        raise FaithlintError(f"{where}: the correction failed: {one_line(exc)}") from exc
 
 
 def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Event) -> int:
@@ -90,14 +90,14 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
     from faithlint.pipeline.registry import models_key
     from faithlint.types import fails
 
-    configs = _configs(args)
+    configs = draft_configs(args)
     jobs = []
-    for d in _drafts(args.paths):
+    for d in draft_paths(args.paths):
         config, config_path = configs.of(d)
         jobs.append((prepare_draft(d, config, config_path, cli_context=args.context, cli_query=args.query,
                                    allow_no_context=args.allow_no_context), config))
     if args.output:
-        _refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
+        refuse_input_as_output(args.output, [p for job, _ in jobs for p in (job.path, *job.pairing.context)])
     linters: dict[tuple[Any, ...], tuple[Any, Any]] = {}  # one linter and corrector per model setting
     diffs, results, pending, proposed, failing = [], [], [], 0, False
     # every draft is corrected (and, with --write, re-checked) before any is written: an error or Ctrl-C on the
@@ -109,9 +109,9 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
             linters[key] = (linter, _corrector(args.method, linter))
         linter, corrector = linters[key]
         linter.config = config
-        name = _display(job.path)
+        name = display_path(job.path)
         status.draft(name, n, len(jobs))
-        res = _checked(api, name, job, linter=linter, path=name, method="check_prepared")
+        res = checked(api, name, job, linter=linter, path=name, method="check_prepared")
         got = _corrected(name, job.text, job.context, args.method, result=res, corrector=corrector,
                          query=job.pairing.query, markdown=job.markdown, cancel=cancel, progress=status)
         for note in got.notes:
@@ -121,12 +121,12 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
             diffs.append(unified_diff(job.text, got.text, name))
             if args.write:
                 pending.append((job, name, got))
-                res = _checked(api, name, got.text, job.context, path=name, query=job.pairing.query,
-                               markdown=job.markdown, linter=linter)
+                res = checked(api, name, got.text, job.context, path=name, query=job.pairing.query,
+                              markdown=job.markdown, linter=linter)
         results.append(res)
         failing = failing or fails(res.findings, config.fail_on)
     status.clear()
-    _emit("".join(diffs), args.output)
+    emit("".join(diffs), args.output)
     written = refused = 0
     for job, name, got in pending:
         try:
@@ -150,11 +150,11 @@ def _fix_pairs(args: argparse.Namespace, config: Any, linter: Any, status: _Stat
     import faithlint.fixes.correctors.run as run
     from faithlint import api
 
-    items = list(_read_pairs(args.pairs, config.max_file_size))
+    items = list(read_pairs(args.pairs, config.max_file_size))
     if not items:
         raise InputError(f"{args.pairs}: no pairs to correct (the file has no JSON lines)")
     if args.output:
-        _refuse_input_as_output(args.output, [args.pairs, *(f for it in items for f in it["files"])])
+        refuse_input_as_output(args.output, [args.pairs, *(f for it in items for f in it["files"])])
     for item in items:  # fail fast, before any model runs
         if not item["context"] and not args.allow_no_context:
             raise InputError(f"{args.pairs}: line {item['line']}: id {item['id']!r} has no context")
@@ -165,8 +165,8 @@ def _fix_pairs(args: argparse.Namespace, config: Any, linter: Any, status: _Stat
         for n, item in enumerate(items, 1):
             where = f"{args.pairs}: line {item['line']} (id {item['id']!r})"
             status.draft(f"{args.pairs}: id {item['id']!r}", n, len(items))
-            res = _checked(api, where, item["text"], item["context"], id=item["id"], query=item["query"],
-                           markdown=False, linter=linter)
+            res = checked(api, where, item["text"], item["context"], id=item["id"], query=item["query"],
+                          markdown=False, linter=linter)
             got = _corrected(where, item["text"], item["context"], args.method, result=res, corrector=corrector,
                              query=item["query"], markdown=False, cancel=cancel, progress=status)
             for note in got.notes:
@@ -185,7 +185,7 @@ def _fix_pairs(args: argparse.Namespace, config: Any, linter: Any, status: _Stat
     print("faithlint: " + (f"nothing to fix in {len(items)} pair(s)" if not proposed
                            else f"{f} proposed in {changed} of {len(items)} pair(s)")
           + (f"; wrote {args.output}" if args.output else ""), file=sys.stderr)
-    return 1 if proposed else _exit_code(results, config.fail_on)
+    return 1 if proposed else exit_code(results, config.fail_on)
 
 
 class _JsonlOut:
@@ -281,7 +281,7 @@ class CheckFixer:
         from faithlint import api
         from faithlint.fixes.edits import Applicability, applicable_fixes, fix_text, unified_diff, write_fixed
 
-        name = _display(job.path)
+        name = display_path(job.path)
         text, count = job.text, 0
         at = Applicability.UNSAFE if self.unsafe else Applicability.SAFE
         for n in range(self.PASSES if self.write else 1):
@@ -296,8 +296,8 @@ class CheckFixer:
             count += len(fixes)
             text = new
             if self.write:  # report the draft as it now is: offsets, findings and exit code of the fixed text
-                res = _checked(api, name, text, job.context, path=name, query=job.pairing.query,
-                               markdown=job.markdown, linter=linter)
+                res = checked(api, name, text, job.context, path=name, query=job.pairing.query,
+                              markdown=job.markdown, linter=linter)
         if count:
             self.fixed += count
             self.drafts += 1

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from faithlint.cli.common import _config, _display, _drafts
+from faithlint.cli.common import config_for, display_path, draft_paths
 from faithlint.cli.options import cli_overrides
 from faithlint.errors import FaithlintError
 
@@ -71,7 +71,7 @@ def _config_of(args: argparse.Namespace, draft: Path, cache: dict[Path, Any]) ->
     """The draft's config (its folder's, read once per folder) and the file it came from."""
     folder = draft if draft.is_dir() else draft.parent
     if folder not in cache:
-        cache[folder] = _config(args, folder if folder.exists() else Path.cwd())
+        cache[folder] = config_for(args, folder if folder.exists() else Path.cwd())
     return cache[folder]
 
 
@@ -115,16 +115,16 @@ def settings_toml(config: Any) -> str:
 
 def show_settings(args: argparse.Namespace) -> int:
     """``check --show-settings``: per config file, the drafts it governs, then the merged settings."""
-    groups = _configs(args, _drafts(args.paths, None) if args.paths else [])
+    groups = _configs(args, draft_paths(args.paths, None) if args.paths else [])
     overrides = sorted("--" + k.replace("_", "-") for k in cli_overrides(args))
     if args.format == "json":
-        rows = [{"drafts": [_display(d) for d in drafts] if args.paths else [], "config_file": _file(path),
+        rows = [{"drafts": [display_path(d) for d in drafts] if args.paths else [], "config_file": _file(path),
                  "overrides": overrides, "settings": config.model_dump(mode="json")} for config, path, drafts in groups]
         sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
         return 0
     blocks = []
     for config, path, drafts in groups:
-        head = [f"# drafts: {', '.join(_display(d) for d in drafts)}" if args.paths else "# drafts: none given "
+        head = [f"# drafts: {', '.join(display_path(d) for d in drafts)}" if args.paths else "# drafts: none given "
                 "(the settings for the current folder)",
                 f"# config file: {_file(path) or 'none found (defaults)'}"]
         if overrides:
@@ -135,7 +135,7 @@ def show_settings(args: argparse.Namespace) -> int:
 
 
 def _file(path: Path | None) -> str | None:
-    return _display(path) if path is not None else None
+    return display_path(path) if path is not None else None
 
 
 # --------------------------------------------------------------------------- pairing
@@ -143,15 +143,15 @@ def _pairing_row(args: argparse.Namespace, draft: Path, config: Any, config_path
     from faithlint.inputs.drafts import prepare
 
     prep = prepare(draft, config, config_path, cli_context=args.context, cli_query=args.query,
-                   allow_no_context=args.allow_no_context, display=_display(draft))
+                   allow_no_context=args.allow_no_context, display=display_path(draft))
     pairing = prep.pairing
-    row: dict[str, Any] = {"draft": _display(draft), "config_file": _file(config_path), "context": [],
+    row: dict[str, Any] = {"draft": display_path(draft), "config_file": _file(config_path), "context": [],
                            "context_from": None, "query": None, "query_from": None,
                            "problems": [{"severity": p.severity, "message": p.message} for p in prep.problems]}
     if pairing is not None:
         where = _file(config_path) or "settings"
         rule = f"[[pair]] rule {pairing.rule} in {where}"
-        row.update(context=[_display(p) + ("/" if p.is_dir() else "") for p in pairing.context],
+        row.update(context=[display_path(p) + ("/" if p.is_dir() else "") for p in pairing.context],
                    context_from=rule if pairing.how == "config" else _FROM[pairing.how],
                    query=pairing.query,
                    query_from=rule if pairing.query_how == "config" else _QUERY_FROM[pairing.query_how] or None)
@@ -165,7 +165,7 @@ def show_pairing(args: argparse.Namespace) -> int:
     if not args.paths:
         raise FaithlintError("no drafts given: faithlint check PATH... --show-pairing")
     cache: dict[Path, Any] = {}
-    rows = [_pairing_row(args, d, *_config_of(args, d, cache)) for d in _drafts(args.paths, None)]
+    rows = [_pairing_row(args, d, *_config_of(args, d, cache)) for d in draft_paths(args.paths, None)]
     if args.format == "json":
         sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -31,8 +31,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from faithlint.claims.verdicts import claim_findings
 from faithlint.document.positions import LineIndex
+from faithlint.report.registry import Format, register
 from faithlint.rules.registry import RULES
 from faithlint.types import SEVERITIES, SEVERITY_RANK, ClaimResult, DraftResult, Finding, SentenceResult
 
@@ -348,6 +348,8 @@ class _Claims:
     """The claims of one sentence as the draft text shows them: cut into pieces at every claim boundary."""
 
     def __init__(self, d: int, i: int, s: SentenceResult, fs: Sequence[Finding], lo: int, hi: int) -> None:
+        from faithlint.claims.verdicts import claim_findings  # when used: the registry imports every format
+
         flagged = claim_findings(s, fs)
         # clipped to the sentence as shown; a claim with no words there underlines nothing
         self.claims = [_Claim(max(c.start, lo), min(c.end, hi), f"d{d}-s{i}-c{j}", c, flagged.get(j))
@@ -504,6 +506,8 @@ def _claims_payload(s: SentenceResult, fs: Sequence[Finding]) -> dict[str, Any]:
     """The claims the detail panel lists (none without claim units, so older reports' data is unchanged)."""
     if s.claims is None:
         return {}
+    from faithlint.claims.verdicts import claim_findings
+
     flagged = claim_findings(s, fs)
     return {"verdict_from": s.verdict_from, "claims": [
         {"text": c.text, "verdict": CLAIM_VERDICT.get(c.label, c.label), "score": _fmt(c.score),
@@ -549,3 +553,11 @@ def render_html(results: Sequence[DraftResult], *, contexts: Mapping[str, str] |
                  "</script>")
     parts.append(f"<script>{_JS}</script></body></html>")
     return "".join(parts) + "\n"
+
+
+def _render(results: Sequence[DraftResult], *, color: bool = False, contexts: Mapping[str, str] | None = None) -> str:
+    return render_html(results, contexts=contexts)
+
+
+register(Format("html", _render, "one self-contained, offline HTML page: sentences coloured by faithfulness, "
+                "findings with their evidence", order=60, reads_contexts=True))

@@ -56,7 +56,7 @@ class ReportWriter:
 
     def write(self, st: DraftState, drafts: Mapping[Path, DraftState]) -> None:
         """Bring ``st``'s reports up to date (an error report when it could not be checked)."""
-        from faithlint.report.formats import render
+        from faithlint.report import render
 
         paths = self.paths(st.path)
         wanted: dict[str, str | None] = {}
