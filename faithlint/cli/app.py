@@ -350,21 +350,21 @@ def _check_drafts(args: argparse.Namespace) -> int:
                 linters[key] = Linter(config)
                 cli_show.load_models(linters[key], args)  # the status line while they load, in a terminal
             linter = linters[key]
-            linter.config = config
-            try:
-                res = checked(api, display_path(job.path), job, linter=linter, path=display_path(job.path),
-                              method="check_prepared")
-                if fixer.enabled:
-                    res = fixer.fix(linter, job, res)
-            except ModelError:  # the models cannot load: no other draft can be checked either
-                raise
-            except FaithlintError as exc:
-                draft_error(job.path, exc)
-                errors += 1
-                continue
-            finally:
-                if prog:
-                    prog.advance(prog.task)  # type: ignore[attr-defined]
+            with linter.using(config):  # this draft's settings for its check and fixes; the linter keeps its own
+                try:
+                    res = checked(api, display_path(job.path), job, linter=linter, path=display_path(job.path),
+                                  method="check_prepared")
+                    if fixer.enabled:
+                        res = fixer.fix(linter, job, res)
+                except ModelError:  # the models cannot load: no other draft can be checked either
+                    raise
+                except FaithlintError as exc:
+                    draft_error(job.path, exc)
+                    errors += 1
+                    continue
+                finally:
+                    if prog:
+                        prog.advance(prog.task)  # type: ignore[attr-defined]
             results.append(res)
             failing = failing or fails(res.findings, config.fail_on)
             if reads_contexts:

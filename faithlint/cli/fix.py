@@ -108,21 +108,21 @@ def _fix_drafts(args: argparse.Namespace, status: _Status, cancel: threading.Eve
             linter = Linter(config)
             linters[key] = (linter, _corrector(args.method, linter))
         linter, corrector = linters[key]
-        linter.config = config
-        name = display_path(job.path)
-        status.draft(name, n, len(jobs))
-        res = checked(api, name, job, linter=linter, path=name, method="check_prepared")
-        got = _corrected(name, job.text, job.context, args.method, result=res, corrector=corrector,
-                         query=job.pairing.query, markdown=job.markdown, cancel=cancel, progress=status)
-        for note in got.notes:
-            status.say(f"faithlint: {name}: {note}")
-        if got.text != job.text:
-            proposed += len(got.fixes)
-            diffs.append(unified_diff(job.text, got.text, name))
-            if args.write:
-                pending.append((job, name, got))
-                res = checked(api, name, got.text, job.context, path=name, query=job.pairing.query,
-                              markdown=job.markdown, linter=linter)
+        with linter.using(config):  # this draft's settings; the linter keeps its own
+            name = display_path(job.path)
+            status.draft(name, n, len(jobs))
+            res = checked(api, name, job, linter=linter, path=name, method="check_prepared")
+            got = _corrected(name, job.text, job.context, args.method, result=res, corrector=corrector,
+                             query=job.pairing.query, markdown=job.markdown, cancel=cancel, progress=status)
+            for note in got.notes:
+                status.say(f"faithlint: {name}: {note}")
+            if got.text != job.text:
+                proposed += len(got.fixes)
+                diffs.append(unified_diff(job.text, got.text, name))
+                if args.write:
+                    pending.append((job, name, got))
+                    res = checked(api, name, got.text, job.context, path=name, query=job.pairing.query,
+                                  markdown=job.markdown, linter=linter)
         results.append(res)
         failing = failing or fails(res.findings, config.fail_on)
     status.clear()
