@@ -157,6 +157,7 @@ class Config(BaseModel):
     check_headings: bool = False
     check_lead_ins: bool = False  # a sentence ending in ":" right before a list ("Here is a summary:")
     check_boilerplate: bool = False  # "Sure!", "Here is a summary in 89 words:", "Based on the passages, ..."
+    check_review_rollups: bool = False  # FL200 on "Customers praise ..." against a record's reviews (else FL300)
     min_words: int = Field(default=3, ge=1)
     verbatim: bool = True
     align_values: bool = True  # the checker reads a sentence's figures as its evidence writes them ("forty" -> "40")
@@ -271,7 +272,7 @@ def _longest_prefix(code: str, prefixes: list[str]) -> int:
 SECTIONS: dict[str, tuple[str, ...]] = {
     "models": ("model", "checker", "device", "precision", "runtime", "threads", "batch_size", "max_length"),
     "drafts": ("markdown_extensions", "max_file_size", "split", "min_words", "check_headings", "check_lead_ins",
-               "check_boilerplate"),
+               "check_boilerplate", "check_review_rollups"),
     "retrieval": ("context_split", "relevance", "evidence", "evidence_candidates", "selection", "top_p", "top_k",
                   "max_windows", "overlap", "verbatim"),
     "scoring": ("aggregation", "align_values", "grounding", "monitor", "monitor_aggregator", "surrogate",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
+from faithlint.document.review_talk import holds_reviews, reports_reviews
 from faithlint.rules.common_ground import common_ground
 from faithlint.rules.fix import Corrector
 from faithlint.rules.operating_point import OperatingPoint, Threshold, claim_code, sentence_code
@@ -96,8 +97,21 @@ class RuleContext:
         entailment = judged.probs["entailment"]
         code = sentence_code(entailment, judged.probs["contradiction"], self.point)
         if code == "FL100" and not self._common_ground(judged.unit.text, judged):
-            return sentence_code(entailment, 0.0, self.point)
+            code = sentence_code(entailment, 0.0, self.point)
+        if code == "FL200" and self.review_rollup(judged):
+            return "FL300"
         return code
+
+    @cached_property
+    def _holds_reviews(self) -> bool:
+        """A structured context (a record verbalised from JSON, YAML or CSV) that speaks of reviews."""
+        return any(doc.offsets is not None and holds_reviews(doc.text) for doc in self.context)
+
+    def review_rollup(self, judged: Judged) -> bool:
+        """Is the sentence a roll-up of a record's reviews ("Customers praise ...") that FL200 leaves to FL300
+        (unless ``check_review_rollups``)? See :mod:`faithlint.document.review_talk`."""
+        return (not self.config.check_review_rollups and judged.unit.kind == "sentence" and self._holds_reviews
+                and reports_reviews(judged.unit.text))
 
     def claim_code(self, judged: Judged) -> str | None:
         """The claim rule (FL110/FL210) a claim's verdict triggers at the claim operating point.

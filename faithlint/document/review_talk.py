@@ -1,0 +1,41 @@
+"""Review roll-ups: sentences that report what a business's reviewers say, as a whole.
+
+"Customers praise the friendly staff but complain about slow service", "One reviewer noted the long wait": an
+overview written from a record with a list of reviews sums up many review texts in its own words. The checker
+judges a sentence against the few pieces of evidence it assembles, so it cannot tell a fair summary of twenty
+reviews from an invented one: on RAGTruth's overviews (the calibration part, 185 such sentences) its score
+ranks the hallucinated ones barely above chance (AUROC 0.60, against 0.68 for the overviews' other sentences)
+and 5 % of them are hallucinated, so a warning there is wrong about 19 times in 20. Such a sentence is reported
+at info level (FL300) instead of FL200 when the context holds reviews; ``check_review_rollups = true`` warns
+again.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["reports_reviews"]
+
+# who: the people or texts a roll-up speaks for
+_WHO = (r"(?:customers?|reviewers?|patrons?|diners?|guests?|visitors?|clients?|critics?|users?|people|"
+        r"(?:the\s+|many\s+|some\s+|several\s+|most\s+|other\s+|positive\s+|negative\s+|online\s+)?reviews?|"
+        r"others|many|some|several|one|another|most)")
+# what they do: report an opinion or an experience
+_SAY = (r"(?:prais\w*|complain\w*|criticiz\w*|criticis\w*|rav\w*|mention\w*|not\w*|highlight\w*|appreciat\w*|"
+        r"enjoy\w*|recommend\w*|describ\w*|express\w*|lov\w*|lik\w*|report\w*|sa(?:y|ys|id)|f(?:i|ou)nd\w*|"
+        r"comment\w*|commend\w*|laud\w*|suggest\w*|point\w*\s+out|state\w*|shar\w*|call\w*|felt|feel\w*|"
+        r"thought|rat\w*|give|gave|left|leave|had|have|has|were|was|are|is)")
+_ROLLUP = re.compile(rf"\b{_WHO}\b[^.;:]{{0,60}}?\b{_SAY}\b", re.IGNORECASE)
+_PEOPLE = re.compile(r"\b(?:reviews?|reviewers?|customers?|patrons?|diners?|guests?|visitors?)\b", re.IGNORECASE)
+_REVIEWS = re.compile(r"\breviews?\b", re.IGNORECASE)
+
+
+def reports_reviews(sentence: str) -> bool:
+    """Does ``sentence`` report what reviewers or customers say ("Customers praise ...", "One reviewer noted
+    ...", "The reviews are mixed")? A fact about the reviews ("It has 58 reviews") counts only with such a verb."""
+    return bool(_PEOPLE.search(sentence)) and bool(_ROLLUP.search(sentence))
+
+
+def holds_reviews(text: str) -> bool:
+    """Does a verbalised record mention reviews (a list of them, their count or their spread)?"""
+    return _REVIEWS.search(text) is not None
