@@ -17,6 +17,8 @@ from faithlint.types import ContextDoc
     "One reviewer noted that the fries were cold.",
     "However, some patrons have expressed disappointment with their meals.",
     "The reviews are mixed, with some customers complaining about slow service.",
+    "The food is highly praised for its taste and quality.",
+    "Overall, Luna Grill seems to be a solid choice for a quick lunch.",
 ])
 def test_roll_ups_are_recognised(sentence: str) -> None:
     assert reports_reviews(sentence)
@@ -27,6 +29,8 @@ def test_roll_ups_are_recognised(sentence: str) -> None:
     "Luna Grill is a restaurant in Santa Barbara with a rating of 4 stars.",
     "Several dishes are vegetarian.",
     "The museum reopened in 2024 after a renovation.",
+    "The bridge was opened in 1931.",
+    "Overall, the project cost $12.5 million.",
 ])
 def test_other_sentences_are_not(sentence: str) -> None:
     assert not reports_reviews(sentence)

@@ -24,7 +24,7 @@ context you gave. The message quotes the closest evidence found.
 
 Against a record (JSON, YAML or CSV) with reviews, a sentence that sums up what the reviewers say ("Customers
 praise the friendly staff", "One reviewer noted the long wait") is reported as FL300 (info) instead: single
-reviews cannot settle a summary of many, and on real overviews such warnings were wrong 19 times in 20
+reviews cannot settle a summary of many, and on real overviews 9 in 10 such warnings were false alarms
 (`faithlint/document/review_talk.py`). `check_review_rollups = true` warns on them again.
 """
     example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024, after an 18-month "
