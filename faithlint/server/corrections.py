@@ -50,7 +50,7 @@ from faithlint.server.checking import Snapshot, prepare_snapshot
 from faithlint.server.code_actions import ActionContext, CodeActions
 from faithlint.server.diagnostics import SOURCE
 from faithlint.server.feature import Command, Feature
-from faithlint.server.hover import Hover, _md
+from faithlint.server.hover import Hover, md_literal
 from faithlint.server.rpc import COMMAND_PARAMS
 
 log = logging.getLogger(__name__)
@@ -309,7 +309,7 @@ class Corrections(Feature):
         if not found:
             return []
         return ["Corrections ready (apply them from the quick fixes):",
-                *(f"- {_md(c.title)}" for c in found)]
+                *(f"- {md_literal(c.title)}" for c in found)]
 
     # -- the command ----------------------------------------------------------------------------------
 

@@ -64,7 +64,7 @@ def _monitor_lines(s: SentenceResult) -> list[str]:
     return lines
 
 
-def _md(text: str) -> str:
+def md_literal(text: str) -> str:
     """Draft text shown literally: a claim's ``*`` or ``[x]`` must not turn into Markdown."""
     return _MD_SPECIAL.sub(r"\\\1", text)
 
@@ -78,13 +78,13 @@ def claim_findings(state: DocState, s: SentenceResult) -> dict[int, Finding]:
 
 
 def _claim_line(c: ClaimResult, f: Finding | None) -> str:
-    line = (f"- {MARK.get(c.label, '?')} {VERDICT.get(c.label, c.label)} \u2014 \u201c{_md(_snippet(c.text, 100))}"
-            f"\u201d ({c.score:.2f})")
+    said = md_literal(_snippet(c.text, 100))
+    line = f"- {MARK.get(c.label, '?')} {VERDICT.get(c.label, c.label)} \u2014 \u201c{said}\u201d ({c.score:.2f})"
     if f is not None:
         line += f" \u00b7 **{f.code}**"
         quote = f.data.get("evidence_quote") if isinstance(f.data, dict) else None
         if quote:
-            line += f" \u00b7 evidence: \u201c{_md(_snippet(str(quote), 100))}\u201d"
+            line += f" \u00b7 evidence: \u201c{md_literal(_snippet(str(quote), 100))}\u201d"
     return line
 
 
@@ -105,16 +105,16 @@ def _claims_lines(state: DocState, s: SentenceResult) -> list[str]:
 def render_claim(state: DocState, c: ClaimResult, f: Finding) -> str:
     """Markdown for one flagged claim: what was checked, how sure the checker is, against what."""
     p = c.probs
-    parts = [f"{name} \u201c{_md(value)}\u201d" for name, value in
+    parts = [f"{name} \u201c{md_literal(value)}\u201d" for name, value in
              (("subject", c.subject), ("predicate", c.predicate), ("object", c.object)) if value]
     lines = [f"**faithlint**: claim {VERDICT.get(c.label, c.label)} ({c.label}) \u00b7 **{f.code}**", "",
-             f"\u201c{_md(c.text)}\u201d \u2014 " + " \u00b7 ".join(parts), "",
+             f"\u201c{md_literal(c.text)}\u201d \u2014 " + " \u00b7 ".join(parts), "",
              f"faithfulness **{c.score:.2f}** \u00b7 P(entailment) {p.get('entailment', 0):.2f} \u00b7 "
              f"P(neutral) {p.get('neutral', 0):.2f} \u00b7 P(contradiction) {p.get('contradiction', 0):.2f}"]
     if c.evidence is not None:
         quote = f.data.get("evidence_quote") if isinstance(f.data, dict) else None
-        lines += ["", f"Evidence {_link(state, c.evidence)}: \u201c{_md(_snippet(str(quote or c.evidence.text)))}"
-                  "\u201d"]
+        shown = md_literal(_snippet(str(quote or c.evidence.text)))
+        lines += ["", f"Evidence {_link(state, c.evidence)}: \u201c{shown}\u201d"]
     return "\n".join(lines)
 
 

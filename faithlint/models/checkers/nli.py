@@ -168,7 +168,7 @@ class NLIChecker(CheckerBase):
         # bf16: fp32 weights, matrix products in bfloat16 (native on CPUs with AVX-512 BF16 / AMX)
         self.autocast = self.quantize == "bf16"
         self.model_max = int(getattr(config, "max_position_embeddings", 512) or 512)
-        self.name = _model_identity(path, bundled, self.temperature, self.quantize)
+        self.name = model_identity(path, bundled, self.temperature, self.quantize)
         from faithlint.models.checkers.span_head import SpanHead
 
         self.span_head = SpanHead.load(path) if Path(path).is_dir() else None  # the words of a flagged sentence
@@ -350,7 +350,7 @@ def cpu_has_bf16() -> bool:
         return False
 
 
-def _model_identity(path: str, bundled: bool, temperature: float, quantize: str | None) -> str:
+def model_identity(path: str, bundled: bool, temperature: float, quantize: str | None) -> str:
     ident = {"path": "bundled" if bundled else path, "t": temperature, "q": quantize}
     if bundled:
         sums = Path(path) / "SHA256SUMS"

@@ -27,9 +27,9 @@ import numpy as np
 from faithlint.errors import ModelError, first_line
 from faithlint.models.checkers.nli import (
     NLIChecker,
-    _model_identity,
     file_sha256,
     label_indices,
+    model_identity,
     read_sums,
     resolve_model,
 )
@@ -269,7 +269,7 @@ class ONNXChecker(NLIChecker):
 
         # the words of a flagged sentence, where the graph exposes its token states and a head is shipped
         self.span_head = SpanHead.load(folder) if self._has_states else None
-        self.name = _model_identity(path, bundled, self.temperature, f"{self.runtime}-{self.quantize or 'fp32'}")
+        self.name = model_identity(path, bundled, self.temperature, f"{self.runtime}-{self.quantize or 'fp32'}")
         self.score_pairs(["faithlint"], ["faithlint"])  # the first run sets the session up (~15 ms): at load
 
     @staticmethod
