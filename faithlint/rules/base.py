@@ -92,24 +92,30 @@ class RuleContext:
         """The sentence-level rule (FL100/FL200/FL300) the verdict triggers at the operating point.
 
         A contradiction needs common ground with the evidence that decided it (``common_ground``); a
-        "contradicted" sentence that shares no content word with it is judged by its entailment alone.
+        "contradicted" sentence that shares no content word with it is judged by its entailment alone. A roll-up
+        of a record's reviews that FL200 would flag is FL300 (:meth:`left_to_info`).
         """
+        code = self._sentence_code(judged)
+        return "FL300" if code == "FL200" and self._review_rollup(judged) else code
+
+    def _sentence_code(self, judged: Judged) -> str | None:
         entailment = judged.probs["entailment"]
         code = sentence_code(entailment, judged.probs["contradiction"], self.point)
         if code == "FL100" and not self._common_ground(judged.unit.text, judged):
             code = sentence_code(entailment, 0.0, self.point)
-        if code == "FL200" and self.review_rollup(judged):
-            return "FL300"
         return code
+
+    def left_to_info(self, judged: Judged) -> bool:
+        """Is the sentence an FL200 that FL300 reports instead, being a roll-up of a record's reviews ("Customers
+        praise ...") and ``check_review_rollups`` off? See :mod:`faithlint.document.review_talk`."""
+        return self._sentence_code(judged) == "FL200" and self._review_rollup(judged)
 
     @cached_property
     def _holds_reviews(self) -> bool:
         """A structured context (a record verbalised from JSON, YAML or CSV) that speaks of reviews."""
         return any(doc.offsets is not None and holds_reviews(doc.text) for doc in self.context)
 
-    def review_rollup(self, judged: Judged) -> bool:
-        """Is the sentence a roll-up of a record's reviews ("Customers praise ...") that FL200 leaves to FL300
-        (unless ``check_review_rollups``)? See :mod:`faithlint.document.review_talk`."""
+    def _review_rollup(self, judged: Judged) -> bool:
         return (not self.config.check_review_rollups and judged.unit.kind == "sentence" and self._holds_reviews
                 and reports_reviews(judged.unit.text))
 

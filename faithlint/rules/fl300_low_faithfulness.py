@@ -44,7 +44,7 @@ severity = "warning"
         r = judged.result
         message = (f"low faithfulness {r.score:.2f} (below {ctx.threshold(self.code):.2f}, {r.scale_1_5}/5); "
                    f"evidence: \u201c{judged.quote}\u201d")
-        if ctx.review_rollup(judged):
+        if ctx.left_to_info(judged):
             message += ("; it sums up what the reviews say, which single reviews cannot settle: info, not a warning "
                         "(check_review_rollups = true warns)")
         return self.sentence_finding(ctx, judged, message, head_marks=False)  # unsure: no words to blame
