@@ -134,6 +134,7 @@ def applicable_fixes(result: DraftResult, at: Applicability = Applicability.SAFE
     """The fixes for ``result``'s findings that apply ``at`` an applicability (safe: ``--fix``; unsafe: ``--fix
     --unsafe-fixes``, the safe ones too): the first per finding, none overlapping another, in text order."""
     chosen: list[Fix] = []
+    correctors = correctors if correctors is not None else builtin_correctors()  # once, not once per finding
     for f in result.findings:
         fix = next((x for x in fixes_for(f, result.text, correctors) if x.applicability.applies_at(at)), None)
         if fix is None:

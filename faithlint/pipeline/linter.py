@@ -207,7 +207,6 @@ class Linter:
             c = self.config
             name = extractor_settings(c)
             if self._claims is None or (self._claims_name is not None and self._claims_name != name):
-
                 nlp = self._splitters.nlp()
                 self._claims = ClaimUnits(extractor_for(c, nlp))
                 self._claims_name = name
