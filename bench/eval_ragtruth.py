@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from common import RESULTS, ROOT, data_dir, git_revision, read_jsonl, save, table
 
 from faithlint.train import ragtruth
+from faithlint.types import LABELS
 
 Range = tuple[int, int]
 FLAGGING = ("error", "warning")
@@ -176,7 +177,10 @@ def run(rows: list[dict]) -> tuple[list[dict], list[dict], dict]:
                               "text": s.text, "flagged": flagged, "codes": sorted({f[0] for f in hit}),
                               "severity": "error" if any(f[1] == "error" for f in hit) else
                               "warning" if hit else None, "score": round(s.score, 5), "positive": positive,
-                              "boilerplate": is_boilerplate(s.text)})
+                              "boilerplate": is_boilerplate(s.text),
+                              # what the grounding stage read (training/fit_point_ragtruth.py --refit refits it)
+                              "checker": [round(s.grounding.checker[k], 5) for k in LABELS] if s.grounding else None,
+                              "features": dict(s.grounding.features) if s.grounding else None})
         responses.append({"id": r["id"], "source_id": r["source_id"], "task": r["task"], "model": r["model"],
                           "hallucinated": r["label"] == "hallucinated", "spans": spans, "findings": found,
                           "ms": round(ms, 2), "sentences": len(units),

@@ -122,7 +122,7 @@ def main() -> None:
     ap.add_argument("--replay", type=int, default=3000, help="stage-3 training rows replayed")
     ap.add_argument("--seed", type=int, default=17)
     args = ap.parse_args()
-    stage3 = stage3_rows(args.stage3)
+    stage3 = stage3_rows(args.stage3) if args.replay else []  # --replay 0: no stage-3 rows needed
     rng = random.Random(args.seed)
     rows = pairs(contexts(args.data, "train"), rng, args.per_doc, args.plain_per_doc)
     calib = pairs(contexts(args.data, "calib"), rng, 1, 1)

@@ -70,6 +70,9 @@ def main() -> None:
     ap.add_argument("--calib", type=Path, default=ROOT / "training" / "data2" / "calib.jsonl")
     ap.add_argument("--out", type=Path, default=ROOT / "faithlint" / "models" / "default")
     ap.add_argument("--tolerance", type=float, default=0.01)
+    ap.add_argument("--stage", default=None, metavar="NAME",
+                    help="update --out in place (its grounding, span head and card stay; rerun export_onnx.py) "
+                         "and record this report under NAME in its export_report.json beside earlier stages")
     args = ap.parse_args()
     rows = [json.loads(x) for x in args.calib.open(encoding="utf-8")]
     tok = AutoTokenizer.from_pretrained(args.model)
@@ -106,9 +109,12 @@ def main() -> None:
                    "pairs_per_s_fp32_128": speed["fp32"], "pairs_per_s_int8_128": speed["int8"],
                    "pairs_per_s_bf16_128": speed.get("bf16"),
                    "runtime_precision": choice, "storage": "fp16 safetensors"})
-    if args.out.exists():
+    earlier = {}
+    if args.stage and (args.out / "export_report.json").exists():
+        earlier = json.loads((args.out / "export_report.json").read_text())
+    elif args.out.exists():
         shutil.rmtree(args.out)
-    args.out.mkdir(parents=True)
+    args.out.mkdir(parents=True, exist_ok=True)
     tok.save_pretrained(args.out)
     cfg = model.config
     cfg.faithlint_temperature = temp
@@ -120,8 +126,16 @@ def main() -> None:
     (args.out / "SHA256SUMS").write_text(f"{digest}  model.safetensors\n")
     manifest = args.model.parent / "data_manifest.json"
     report["data_manifest"] = json.loads(manifest.read_text()) if manifest.exists() else None
+    if args.stage:
+        report["calibration_file"] = args.calib.as_posix()
+        report = {**earlier, **{k: v for k, v in report.items() if k != "data_manifest"}, args.stage: report}
+        sys.path.insert(0, str(ROOT / "training"))
+        from export_onnx import write_sums  # training/: every shipped file's hash, not just the weights'
+
+        write_sums(args.out)
     (args.out / "export_report.json").write_text(json.dumps(report, indent=2))
-    shutil.copy(ROOT / "training" / "MODEL_CARD.md", args.out / "MODEL_CARD.md")
+    if not args.stage:
+        shutil.copy(ROOT / "training" / "MODEL_CARD.md", args.out / "MODEL_CARD.md")
     size = (args.out / "model.safetensors").stat().st_size / 1e6
     print(json.dumps({k: v for k, v in report.items() if k != "data_manifest"}, indent=2))
     print(f"exported to {args.out} ({size:.1f} MB weights)")

@@ -10,8 +10,14 @@ the threshold with the best flagged-sentence F1 (ties: the lower threshold, the 
 to the same or lower (a value is only marked in a sentence that is doubted), leaves FL300's (uncertain sentences
 are info) and writes them, with the trade-off table and provenance, into ``grounding.json`` beside the checker.
 
+With ``--refit`` it first refits the grounding model itself on the same sentences (a checker trained anew,
+stage 8, reads its own log-odds differently): a logistic regression over the dumped features
+(``faithlint/evidence/grounding.py``) for "this sentence overlaps a labelled span", classes balanced, each
+sentence with its own label (RAGTruth marks spans, so no multiple-instance rule is needed); the scores swept are
+then the refitted model's. Both are chosen on the calibration part only; the development part is never read.
+
     python bench/eval_ragtruth.py --name NAME --part calib
-    python training/fit_point_ragtruth.py --dump bench/results/ragtruth_NAME_calib_sentences.jsonl [--dry-run]
+    python training/fit_point_ragtruth.py --dump bench/results/ragtruth_NAME_calib_sentences.jsonl [--refit] [--dry-run]
 """
 
 from __future__ import annotations
@@ -55,15 +61,41 @@ def point_figures(sentences: list[dict], t: float) -> dict[str, float]:
             "false_alarm": round(sum(faithful) / max(len(faithful), 1), 4)}
 
 
+def refit(sentences: list[dict]) -> dict:
+    """Refit the grounding model on the dumped features; rescore ``sentences`` in place; its new fields."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from faithlint.evidence.grounding import FEATURES
+
+    judged = [s for s in sentences if s.get("features")]
+    if not judged:
+        sys.exit("error: the dump has no grounding features (made before bench/eval_ragtruth.py dumped them)")
+    x = np.array([[s["features"][f] for f in FEATURES] for s in judged])
+    y = np.array([0 if s["positive"] else 1 for s in judged])  # the model says P(faithful)
+    lr = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(x, y)
+    for s, p in zip(judged, lr.predict_proba(x)[:, 1]):
+        s["score"] = float(p)
+    print(f"refitted grounding on {len(judged)} sentences ({int((y == 0).sum())} labelled): "
+          f"{dict(zip(FEATURES, np.round(lr.coef_[0], 4)))}, intercept {lr.intercept_[0]:.4f}")
+    return {"coefficients": [float(w) for w in lr.coef_[0]], "intercept": float(lr.intercept_[0]),
+            "features": list(FEATURES), "sentences_fitted": len(judged), "hallucinated": int((y == 0).sum()),
+            "inputs": ["ragtruth_dev calibration part"], "outputs": len({s["id"] for s in judged}),
+            "C": 1.0, "class_weight": "balanced", "trained": datetime.date.today().isoformat(),
+            "refit_on": "RAGTruth calibration part, sentence labels (training/fit_point_ragtruth.py --refit)"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dump", type=Path, required=True, help="eval_ragtruth's calibration-part sentence dump")
     ap.add_argument("--out", type=Path, default=Path(DEFAULT_MODEL_DIR))
     ap.add_argument("--dry-run", action="store_true", help="print the trade-off and the choice, write nothing")
+    ap.add_argument("--refit", action="store_true", help="refit the grounding model on the dump's features first")
     args = ap.parse_args()
     if "calib" not in args.dump.name:
         sys.exit(f"error: {args.dump}: not a calibration-part dump (the point is never chosen on development rows)")
     sentences = [json.loads(line) for line in args.dump.open(encoding="utf-8") if line.strip()]
+    refitted = refit(sentences) if args.refit else None
     table = [point_figures(sentences, t) for t in GRID]
     best = max(table, key=lambda row: (row["f1"], -row["threshold"]))
     print("threshold  P      R      F1     flagged  response F1  faithful w/ false alarm")
@@ -76,6 +108,11 @@ def main() -> None:
     path = args.out / FILE
     model = json.loads(path.read_text(encoding="utf-8"))
     before = dict(model["thresholds"])
+    if refitted is not None:
+        model.update(refitted)
+        model.pop("calibration", None)  # figures of the older files' fit, which no longer hold
+        model.pop("feasible", None)
+        model["command"] = "python training/fit_point_ragtruth.py --refit --dump " + args.dump.as_posix()
     model["thresholds"]["FL200"] = best["threshold"]
     model["thresholds"]["FL400"] = min(before.get("FL400", 1.0), best["threshold"])
     model["operating_point"] = {

@@ -11,6 +11,13 @@ are) against whole-sentence findings. The chosen head, its provenance and these 
 ``faithlint/models/default/span_head.json`` (and its hash to SHA256SUMS).
 
     python training/train_span_head.py [--limit N] [--C 0.1]
+
+``--ragtruth`` learns from today's LLM output instead (issue 37): the head is fitted on the training part of
+``ragtruth_dev`` (faithlint/train/ragtruth.py), its threshold and share chosen on the calibration part by the
+mean span F1 over the three task types; the development part is never read. Run it after the checker and its
+operating point are final (the sentences it narrows are the ones the point flags).
+
+    python training/train_span_head.py --ragtruth [--limit N]
 """
 
 from __future__ import annotations
@@ -57,9 +64,12 @@ class _Recorder:
 
 def sentences(linter, name: str, row: dict) -> list[dict]:
     """Each judged sentence of a row: its range, verdict, token features with labels and character offsets."""
+    from faithlint.inputs.structured import context_from_string
     from faithlint.types import ContextDoc
 
-    ctx = [ContextDoc(name, row["context"])]
+    # RAGTruth's records are JSON: read as `check --pairs` reads them (bench/eval_ragtruth.py)
+    ctx = [context_from_string(f"{row['id']}#context[0]", row["context"]) if name.startswith("ragtruth")
+           else ContextDoc(name, row["context"])]
     query = row.get("query")
     res = linter.check(row["text"], ctx, query=query, markdown=False)
     gold = [(s["start"], s["end"]) for s in row["spans"]]
@@ -106,6 +116,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="rows per file and bucket (0: all)")
     ap.add_argument("--C", type=float, default=0.1, help="inverse L2 strength of the logistic regression")
     ap.add_argument("--out", type=Path, default=Path(DEFAULT_MODEL_DIR))
+    ap.add_argument("--ragtruth", action="store_true", help="fit on RAGTruth's training part, choose on its "
+                    "calibration part (instead of the XSum and Rotowire training files)")
     args = ap.parse_args()
 
     from sklearn.linear_model import LogisticRegression
@@ -120,7 +132,17 @@ def main() -> None:
     linter.load()
     t0 = time.time()
     buckets: dict[str, dict[str, list[tuple[dict, list[dict]]]]] = {"fit": {}, "calib": {}}
-    for name in FILES:
+    if args.ragtruth:
+        from faithlint.train.ragtruth import TASKS, part_rows
+
+        for bucket, part in (("fit", "train"), ("calib", "calib")):
+            for task in TASKS:
+                chosen = sample(part_rows(part, args.data, task) or [], args.limit or None)
+                if not chosen:
+                    sys.exit(f"error: no RAGTruth {part} rows under {args.data}")
+                buckets[bucket][f"ragtruth_{task}"] = [(r, sentences(linter, f"ragtruth_{task}", r)) for r in chosen]
+                print(f"ragtruth {task} {part}: {len(chosen)} rows ({time.time() - t0:.0f} s)", flush=True)
+    for name in () if args.ragtruth else FILES:
         path = args.data / "faithfulness" / f"{name}.jsonl"
         rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
         rows = [r for r in rows if r.get("spans") is not None]
@@ -166,7 +188,8 @@ def main() -> None:
                         "span_f1_chosen": {k: round(v, 4) for k, v in best[3].items()},
                         "grid": [[thr, share, {k: round(v, 4) for k, v in per.items()}]
                                  for _, thr, share, per in grid]},
-        "command": "python training/train_span_head.py" + (f" --limit {args.limit}" if args.limit else "")
+        "command": "python training/train_span_head.py" + (" --ragtruth" if args.ragtruth else "")
+                   + (f" --limit {args.limit}" if args.limit else "")
                    + (f" --C {args.C}" if args.C != 0.1 else ""),
     }
     target = args.out / FILE
