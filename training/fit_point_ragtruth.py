@@ -72,14 +72,14 @@ def refit(sentences: list[dict]) -> dict:
     if not judged:
         sys.exit("error: the dump has no grounding features (made before bench/eval_ragtruth.py dumped them)")
     x = np.array([[s["features"][f] for f in FEATURES] for s in judged])
-    y = np.array([0 if s["positive"] else 1 for s in judged])  # the model says P(faithful)
+    y = np.array([1 if s["positive"] else 0 for s in judged])  # the regression says P(hallucinated)
     lr = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(x, y)
     for s, p in zip(judged, lr.predict_proba(x)[:, 1]):
-        s["score"] = float(p)
-    print(f"refitted grounding on {len(judged)} sentences ({int((y == 0).sum())} labelled): "
+        s["score"] = 1.0 - float(p)  # the score is P(faithful), as GroundingModel.score gives it
+    print(f"refitted grounding on {len(judged)} sentences ({int(y.sum())} labelled): "
           f"{dict(zip(FEATURES, np.round(lr.coef_[0], 4)))}, intercept {lr.intercept_[0]:.4f}")
     return {"coefficients": [float(w) for w in lr.coef_[0]], "intercept": float(lr.intercept_[0]),
-            "features": list(FEATURES), "sentences_fitted": len(judged), "hallucinated": int((y == 0).sum()),
+            "features": list(FEATURES), "sentences_fitted": len(judged), "hallucinated": int(y.sum()),
             "inputs": ["ragtruth_dev calibration part"], "outputs": len({s["id"] for s in judged}),
             "C": 1.0, "class_weight": "balanced", "trained": datetime.date.today().isoformat(),
             "refit_on": "RAGTruth calibration part, sentence labels (training/fit_point_ragtruth.py --refit)"}
