@@ -41,7 +41,9 @@ RECORD = {"name": "Luna Grill", "city": "Santa Barbara", "stars": 4.0, "review_c
           "reviews": [{"stars": 5, "text": "The chicken kabob plate was delicious and the staff were friendly."},
                       {"stars": 4, "text": "Good food, fast service. Parking can be hard at lunch."},
                       {"stars": 2, "text": "My order was wrong and the fries were cold."}]}
-DRAFT = ("Several reviewers recommend the homemade baklava.\n\n"
+# (stage 8 calls "Several reviewers recommend the homemade baklava." a contradiction of the reviews, FL100, which
+# the roll-up policy leaves alone: it only moves FL200 to FL300)
+DRAFT = ("Reviewers often mention the live music on weekends.\n\n"
          "The restaurant also runs a cooking school for children on weekends.\n")
 ROLL_UP, INVENTED = DRAFT.split("\n\n")[0], DRAFT.split("\n\n")[1].strip()
 

@@ -7,8 +7,10 @@ per-sentence dump of ``bench/eval_ragtruth.py --part calib`` (made at the curren
 part) and sweeps the FL200 threshold on the faithfulness score: a sentence is flagged at threshold ``t`` when it
 had an FL100 (the checker's own contradiction, which ``t`` does not move) or its score is below ``t``. It keeps
 the threshold with the best flagged-sentence F1 (ties: the lower threshold, the more precise point), sets FL400's
-to the same or lower (a value is only marked in a sentence that is doubted), leaves FL300's (uncertain sentences
-are info) and writes them, with the trade-off table and provenance, into ``grounding.json`` beside the checker.
+only when ``--fl400`` is given (stage 8: 0.5, FL300's: a value the whole context lacks, in any sentence not judged
+supported; compared on the same part with ``bench/eval_ragtruth.py --part calib``), leaves FL300's (uncertain
+sentences are info) and writes them, with the trade-off table and provenance, into ``grounding.json`` beside the
+checker.
 
 With ``--refit`` it first refits the grounding model itself on the same sentences (a checker trained anew,
 stage 8, reads its own log-odds differently): a logistic regression over the dumped features
@@ -80,7 +82,7 @@ def refit(sentences: list[dict]) -> dict:
           f"{dict(zip(FEATURES, np.round(lr.coef_[0], 4)))}, intercept {lr.intercept_[0]:.4f}")
     return {"coefficients": [float(w) for w in lr.coef_[0]], "intercept": float(lr.intercept_[0]),
             "features": list(FEATURES), "sentences_fitted": len(judged), "hallucinated": int(y.sum()),
-            "inputs": ["ragtruth_dev calibration part"], "outputs": len({s["id"] for s in judged}),
+            "inputs": ["ragtruth_dev:calib"], "outputs": len({s["id"] for s in judged}),
             "C": 1.0, "class_weight": "balanced", "trained": datetime.date.today().isoformat(),
             "refit_on": "RAGTruth calibration part, sentence labels (training/fit_point_ragtruth.py --refit)"}
 
@@ -90,6 +92,7 @@ def main() -> None:
     ap.add_argument("--dump", type=Path, required=True, help="eval_ragtruth's calibration-part sentence dump")
     ap.add_argument("--out", type=Path, default=Path(DEFAULT_MODEL_DIR))
     ap.add_argument("--dry-run", action="store_true", help="print the trade-off and the choice, write nothing")
+    ap.add_argument("--fl400", type=float, default=None, help="also set FL400's threshold (default: leave it)")
     ap.add_argument("--refit", action="store_true", help="refit the grounding model on the dump's features first")
     args = ap.parse_args()
     if "calib" not in args.dump.name:
@@ -114,7 +117,8 @@ def main() -> None:
         model.pop("feasible", None)
         model["command"] = "python training/fit_point_ragtruth.py --refit --dump " + args.dump.as_posix()
     model["thresholds"]["FL200"] = best["threshold"]
-    model["thresholds"]["FL400"] = min(before.get("FL400", 1.0), best["threshold"])
+    if args.fl400 is not None:  # else FL400's stays: it is chosen by comparing runs (docs/rules.md)
+        model["thresholds"]["FL400"] = args.fl400
     model["operating_point"] = {
         "chosen_on": f"RAGTruth calibration part ({args.dump.as_posix()})", "rule": "best flagged-sentence F1",
         "before": before, "figures": best, "trade_off": table, "date": datetime.date.today().isoformat(),

@@ -118,6 +118,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(DEFAULT_MODEL_DIR))
     ap.add_argument("--ragtruth", action="store_true", help="fit on RAGTruth's training part, choose on its "
                     "calibration part (instead of the XSum and Rotowire training files)")
+    ap.add_argument("--also-from", type=Path, metavar="FILE", help="keep FILE's head (a span_head.json) as the "
+                    "extra head asked where the new one marks a whole sentence (default: keep the current file's)")
     args = ap.parse_args()
 
     from sklearn.linear_model import LogisticRegression
@@ -193,6 +195,13 @@ def main() -> None:
                    + (f" --C {args.C}" if args.C != 0.1 else ""),
     }
     target = args.out / FILE
+    also = json.loads(target.read_text(encoding="utf-8")).get("also", []) if target.exists() else []
+    if args.also_from:  # a head trained before (e.g. stage 7's XSum/Rotowire head) asked where this one marks all
+        prev = json.loads(args.also_from.read_text(encoding="utf-8"))
+        also = [{k: prev[k] for k in ("weights", "bias", "threshold")} | {"command": prev.get("command"),
+                                                                          "trained_on": prev.get("trained_on")}]
+    if also:
+        payload["also"] = also
     target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     if (args.out / "SHA256SUMS").exists():
         write_sums(args.out)
