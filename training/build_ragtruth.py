@@ -131,17 +131,12 @@ def main() -> None:
     if not (args.part and args.out):
         ap.error("--part and --out are needed (or --mix FOLDER)")
 
-    from faithlint.config import Config
-    from faithlint.pipeline.linter import Linter
-    from faithlint.train.ragtruth import part_rows
+    from faithlint.train.ragtruth import rows_and_linter
 
-    rows = part_rows(args.part)
-    if rows is None:
-        print("skipped: ../shared/data/faithfulness/ragtruth_dev.jsonl is absent")
+    loaded = rows_and_linter(args.part, args.limit)
+    if loaded is None:
         return
-    rows = rows[:args.limit] if args.limit else rows
-    linter = Linter(Config())
-    linter.load()
+    rows, linter = loaded
     t0 = time.time()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     n = 0

@@ -25,8 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from faithlint.evidence.pieces import number_term, terms  # noqa: E402
-from faithlint.evidence.relevance import STOPWORDS  # noqa: E402
+from faithlint.evidence.pieces import STOPWORDS, number_term, terms  # noqa: E402
 
 _WORD = re.compile(r"\w+(?:[.,]\d+)*")
 
@@ -113,17 +112,12 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0)
     args = ap.parse_args()
 
-    from faithlint.config import Config
-    from faithlint.pipeline.linter import Linter
-    from faithlint.train.ragtruth import part_rows
+    from faithlint.train.ragtruth import rows_and_linter
 
-    rows = part_rows(args.part)
-    if rows is None:
-        print("skipped: ../shared/data/faithfulness/ragtruth_dev.jsonl is absent")
+    loaded = rows_and_linter(args.part, args.limit)
+    if loaded is None:
         return
-    rows = rows[:args.limit] if args.limit else rows
-    linter = Linter(Config())
-    linter.load()
+    rows, linter = loaded
     t0 = time.time()
     records = []
     for i, row in enumerate(rows):

@@ -83,6 +83,21 @@ def part_rows(part: str, data: str | Path | None = None, task: str | None = None
     return [r for r in split(rows)[part] if task is None or r["task"] == task]
 
 
+def rows_and_linter(part: str, limit: int = 0) -> tuple[list[dict[str, Any]], Any] | None:
+    """The first ``limit`` rows (all: 0) of one part and a loaded default linter, for the training scripts that
+    run responses through the pipeline; None (after saying so) when the data is absent."""
+    from faithlint.config import Config
+    from faithlint.pipeline.linter import Linter
+
+    rows = part_rows(part)
+    if rows is None:
+        print(f"skipped: ../shared/data/{FILE.as_posix()} is absent")
+        return None
+    linter = Linter(Config())
+    linter.load()
+    return (rows[:limit] if limit else rows), linter
+
+
 def sizes(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
     """``{part: {task or "all": {sources, responses, hallucinated}}}`` of the split of ``rows``."""
     out: dict[str, dict[str, dict[str, int]]] = {}
