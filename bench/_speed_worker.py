@@ -4,8 +4,10 @@ Not a benchmark by itself. It imports *that tree's* faithlint (it must not impor
 which would put the current tree first on ``sys.path``), loads the models, warms up on one tiny check,
 then answers one JSON request per stdin line with one JSON reply per stdout line:
 
-- ``{"cmd": "check", "text", "context", "query"}`` -> ``{"ms", "sentences", "findings"}``: one response
-  checked as batch mode (``faithlint check --pairs``) checks it, timed with ``time.perf_counter``;
+- ``{"cmd": "check", "text", "context", "query", "structured"}`` -> ``{"ms", "sentences", "findings",
+  "stage_ms"}``: one response checked as batch mode (``faithlint check --pairs``) checks it, timed with
+  ``time.perf_counter``; ``structured``: the context is read as a ``--pairs`` line's is (a JSON record
+  verbalised, ``faithlint.inputs.structured.context_from_string``) where the tree has that;
 - ``{"cmd": "build_pairs", "context", "tokens", "n"}`` -> ``{"premises", "hypotheses", "tokens"}``: pairs of
   about ``tokens`` tokens (bench/onnx_speed.py ``pairs_of_length``), cut from ``context``;
 - ``{"cmd": "pairs", "premises", "hypotheses"}`` -> ``{"s"}``: one timed ``checker.score_pairs`` call;
@@ -83,11 +85,16 @@ class Tree:
                       if (name == "faithlint" or name.startswith("faithlint.")) and getattr(mod, "__file__", None)
                       and not Path(mod.__file__).resolve().is_relative_to(self.root))
 
-    def check(self, text: str, context: str, query: str | None) -> object:
+    def check(self, text: str, context: str, query: str | None, structured: bool = False) -> object:
         self.n += 1
         ident = f"row{self.n}"
         if self.api is not None:
-            return self.api.check(text, context, query=query, id=ident, markdown=False, linter=self.linter)
+            ctx: object = context
+            if structured and (self.root / "inputs" / "structured.py").exists():
+                from faithlint.inputs.structured import context_from_string
+
+                ctx = context_from_string(f"{ident}#context[0]", context)
+            return self.api.check(text, ctx, query=query, id=ident, markdown=False, linter=self.linter)
         from faithlint.types import ContextDoc
 
         return self.linter.check(text, [ContextDoc(f"{ident}#context[0]", context)], id=ident, query=query,
@@ -132,7 +139,7 @@ def main() -> None:
         cmd = req.get("cmd")
         if cmd == "check":
             t = time.perf_counter()
-            res = tree.check(req["text"], req["context"], req.get("query"))
+            res = tree.check(req["text"], req["context"], req.get("query"), bool(req.get("structured")))
             ms = 1000 * (time.perf_counter() - t)
             stages = dict(getattr(getattr(tree.linter, "stats", None), "stage_ms", None) or {})  # v0.1 has none
             reply({"ms": ms, "sentences": len(res.sentences), "findings": len(res.findings), "stage_ms": stages})

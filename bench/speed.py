@@ -29,6 +29,13 @@ from outside its tree (there should be none).
    ``--edits`` one-sentence edits, cold start (spawn -> first diagnostics, and -> the whole draft's), the
    server's peak resident memory; medians over ``--reps``.
 
+4. ``--ragtruth N`` (issue 41): part 1 on the development part of ``ragtruth_dev`` instead -- real RAG answers,
+   news summaries and overviews written from JSON records, with the contexts they were written from (a JSON
+   record verbalised as ``check --pairs`` reads it); N responses per task type, 0 for all 449. Both trees'
+   mean ms per stage (the linter's ``stats.stage_ms``: parse, split, evidence, checker, rules, results) are
+   printed side by side, and the mean per response with the model load included (one load per batch run).
+   ``--baseline REV`` then names the release compared (``--baseline-name`` its label), e.g. the previous one.
+
 Ratios are "times better now": v0.1 / now for times and memory, now / v0.1 for rates, so above 1 is better.
 Memory is MiB (from /proc). The Markdown table (``--markdown``) notes the issue's targets. Threads: each
 tree's defaults (torch's, ONNX Runtime's ``threads`` / $FAITHLINT_THREADS).
@@ -36,6 +43,7 @@ tree's defaults (torch's, ONNX Runtime's ``threads`` / $FAITHLINT_THREADS).
     python bench/speed.py                                  # everything; writes bench/results/speed.json
     python bench/speed.py --per-file 3 --edits 5 --markdown
     python bench/speed.py --skip-lsp --reps 3 --baseline-dir /tmp/v01
+    python bench/speed.py --ragtruth 0 --baseline 6773fe6 --baseline-name "stop 38" --skip-pairs --markdown
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -62,10 +71,15 @@ TASKS = {
     "dialogue": ("q2_dev", "faithdial_audit_dev"),
     "data-to-text": ("rotowire_accuracy_dev",),
 }
-TREES = ("v0.1", "now")
+TREES = ("base", "now")  # the baseline tree (--baseline, v0.1 by default) and this checkout
 
 
 # ------------------------------------------------------------------------------------------- trees
+def git_describe(rev: str) -> str:
+    """``rev`` with its commit subject, for the record."""
+    p = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", rev], capture_output=True, text=True)
+    return p.stdout.strip() or rev
+
 def extract(rev: str) -> Path:
     """``rev`` of this repository as a plain folder (git archive | tar -x)."""
     tmp = Path(tempfile.mkdtemp(prefix="faithlint-v01-"))
@@ -130,6 +144,27 @@ def responses(per_file: int, data: Path) -> list[dict[str, Any]]:
     return rows
 
 
+RAGTRUTH_TASKS = {"qa": "QA", "summary": "summary", "data-to-text": "data-to-text"}
+
+
+def ragtruth_responses(per_task: int, data: Path) -> list[dict[str, Any]]:
+    """The development part of ragtruth_dev (issue 41): real RAG answers, news summaries and overviews from JSON
+    records with the contexts they were written from; ``per_task`` rows per task type in file order (0: all).
+    Contexts are read as ``check --pairs`` reads a line (a JSON record is verbalised)."""
+    from faithlint.train import ragtruth
+
+    rows = ragtruth.part_rows("dev", data)
+    if rows is None:
+        raise SystemExit(f"{data}/faithfulness/ragtruth_dev.jsonl not found: --ragtruth needs ../shared/data")
+    out: list[dict[str, Any]] = []
+    for task, name in RAGTRUTH_TASKS.items():
+        mine = [r for r in rows if r["task"] == task]
+        for r in mine[:per_task] if per_task else mine:
+            out.append({"task": name, "file": "ragtruth_dev", "id": r["id"], "text": r["text"],
+                        "context": r["context"], "query": r.get("query"), "structured": True})
+    return out
+
+
 def ratio(old: float | None, new: float | None, higher_better: bool = False) -> float | None:
     if not old or not new:
         return None
@@ -161,7 +196,8 @@ def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argpar
             for i, row in enumerate(rows):
                 order = list(trees) if (i + rep) % 2 == 0 else list(reversed(trees))
                 for t in order:
-                    r = workers[t].ask(cmd="check", text=row["text"], context=row["context"], query=row["query"])
+                    r = workers[t].ask(cmd="check", text=row["text"], context=row["context"], query=row["query"],
+                                       structured=row.get("structured", False))
                     ms[t][i].append(r["ms"])
                     sents[t][i] = r["sentences"]
                     checks[t] += 1
@@ -195,7 +231,7 @@ def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argpar
     if not args.skip_batch:
         per_row = {t: [statistics.median(x) for x in ms[t]] for t in trees}
         batch: dict[str, Any] = {}
-        for task in [*TASKS, "overall"]:
+        for task in [*dict.fromkeys(r["task"] for r in rows), "overall"]:
             idx = [i for i, r in enumerate(rows) if task in ("overall", r["task"])]
             if not idx:
                 continue
@@ -206,9 +242,15 @@ def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argpar
                 batch[task][t] = {"median_ms": statistics.median(x), "mean_ms": statistics.fmean(x),
                                   "sentences": n_s, "sentences_per_s": n_s / (sum(x) / 1000) if sum(x) else None}
             b = batch[task]
-            b["ratio"] = {"median_ms": ratio(b["v0.1"]["median_ms"], b["now"]["median_ms"]),
-                          "mean_ms": ratio(b["v0.1"]["mean_ms"], b["now"]["mean_ms"]),
-                          "sentences_per_s": ratio(b["v0.1"]["sentences_per_s"], b["now"]["sentences_per_s"], True)}
+            b["ratio"] = {"median_ms": ratio(b["base"]["median_ms"], b["now"]["median_ms"]),
+                          "mean_ms": ratio(b["base"]["mean_ms"], b["now"]["mean_ms"]),
+                          "sentences_per_s": ratio(b["base"]["sentences_per_s"], b["now"]["sentences_per_s"], True)}
+        load = {t: med([w["load_s"] for w in info.get(t, [])]) for t in trees}
+        for t in trees:  # the mean with the model load shared over the responses (a batch run loads once)
+            o = batch["overall"][t]
+            o["mean_ms_with_load"] = o["mean_ms"] + 1000 * (load[t] or 0.0) / max(batch["overall"]["responses"], 1)
+        batch["overall"]["ratio"]["mean_ms_with_load"] = ratio(batch["overall"]["base"]["mean_ms_with_load"],
+                                                               batch["overall"]["now"]["mean_ms_with_load"])
         out["batch"] = batch
         out["batch_peak_rss_mib"] = {t: med(rss[t]) for t in trees}
         out["batch_stage_ms"] = {t: {k: round(v / checks[t], 2) for k, v in stage_ms[t].items()}
@@ -217,7 +259,7 @@ def run_workers(trees: dict[str, Path], rows: list[dict[str, Any]], args: argpar
                                        "sentences": sents[t][i]} for i in range(len(rows))] for t in trees}
     if not args.skip_pairs:
         out["pairs_per_s"] = {str(n): {**{t: med(pair_s[t][n]) for t in trees},
-                                       "ratio": ratio(med(pair_s["v0.1"][n]), med(pair_s["now"][n]), True),
+                                       "ratio": ratio(med(pair_s["base"][n]), med(pair_s["now"][n]), True),
                                        "tokens_mean": round(pairs[n]["tokens"], 1), "pairs_per_call": args.pairs,
                                        "all": {t: pair_s[t][n] for t in trees}}
                               for n in (128, 256)}
@@ -268,7 +310,7 @@ def run_lsp(trees: dict[str, Path], args: argparse.Namespace, logdir: Path) -> d
     out: dict[str, Any] = {}
     for name, path in figures.items():
         vals = {t: pick(t, *path) for t in trees}
-        out[name] = {**vals, "ratio": ratio(vals["v0.1"], vals["now"])}
+        out[name] = {**vals, "ratio": ratio(vals["base"], vals["now"])}
     for name in ("cold_start_s", "cold_start_whole_s"):
         out["reopened_" + name] = pick("now", "reopened", name)
     stage_names = list(runs["now"][0].get("stage_ms") or {})
@@ -288,8 +330,10 @@ def fmt(v: Any, digits: int = 1) -> str:
 
 
 def rows_for(res: dict[str, Any]) -> list[list[str]]:
-    """figure | v0.1 | now | ratio | target, one row per headline figure."""
+    """figure | baseline | now | ratio | target, one row per headline figure (targets: issue 15's against v0.1,
+    issue 41's on ragtruth_dev)."""
     rows: list[list[str]] = []
+    rt = res.get("ragtruth") is not None
 
     def add(name: str, old: Any, new: Any, r: Any, target: str = "", digits: int = 1) -> None:
         rows.append([name, fmt(old, digits), fmt(new, digits), f"{r:.2f}×" if r else "n/a", target])
@@ -297,63 +341,81 @@ def rows_for(res: dict[str, Any]) -> list[list[str]]:
     b = res.get("batch", {})
     if "overall" in b:
         o = b["overall"]
-        add(f"batch: median ms per response ({o['responses']} dev responses)", o["v0.1"]["median_ms"],
-            o["now"]["median_ms"], o["ratio"]["median_ms"], "≤ 100 ms and ≥ 10× v0.1")
-        add("batch: mean ms per response", o["v0.1"]["mean_ms"], o["now"]["mean_ms"], o["ratio"]["mean_ms"])
-        add("batch: sentences/s", o["v0.1"]["sentences_per_s"], o["now"]["sentences_per_s"],
+        what = "ragtruth_dev development responses" if rt else "dev responses"
+        add(f"batch: median ms per response ({o['responses']} {what})", o["base"]["median_ms"],
+            o["now"]["median_ms"], o["ratio"]["median_ms"], "" if rt else "≤ 100 ms and ≥ 10× v0.1")
+        add("batch: mean ms per response", o["base"]["mean_ms"], o["now"]["mean_ms"], o["ratio"]["mean_ms"])
+        add("batch: mean ms per response, model load included", o["base"].get("mean_ms_with_load"),
+            o["now"].get("mean_ms_with_load"), o["ratio"].get("mean_ms_with_load"), "≤ 100 ms" if rt else "")
+        add("batch: sentences/s", o["base"]["sentences_per_s"], o["now"]["sentences_per_s"],
             o["ratio"]["sentences_per_s"])
-        for task in TASKS:
-            if task in b:
+        for task in b:
+            if task != "overall":
                 t = b[task]
-                add(f"batch, {task}: median ms ({t['responses']})", t["v0.1"]["median_ms"], t["now"]["median_ms"],
+                add(f"batch, {task}: median ms ({t['responses']})", t["base"]["median_ms"], t["now"]["median_ms"],
                     t["ratio"]["median_ms"])
     for n, p in res.get("pairs_per_s", {}).items():
-        add(f"checker pairs/s at {n} tokens", p["v0.1"], p["now"], p["ratio"])
+        add(f"checker pairs/s at {n} tokens", p["base"], p["now"], p["ratio"])
     lsp = res.get("lsp")
     if lsp:
-        add("server: edit → diagnostics p50 (ms)", lsp["edit_p50_ms"]["v0.1"], lsp["edit_p50_ms"]["now"],
+        add("server: edit → diagnostics p50 (ms)", lsp["edit_p50_ms"]["base"], lsp["edit_p50_ms"]["now"],
             lsp["edit_p50_ms"]["ratio"])
-        add("server: edit → diagnostics p95 (ms)", lsp["edit_p95_ms"]["v0.1"], lsp["edit_p95_ms"]["now"],
-            lsp["edit_p95_ms"]["ratio"], "≤ 100 ms")
-        add("server: cold start → first diagnostics (s)", lsp["cold_start_s"]["v0.1"], lsp["cold_start_s"]["now"],
+        add("server: edit → diagnostics p95 (ms)", lsp["edit_p95_ms"]["base"], lsp["edit_p95_ms"]["now"],
+            lsp["edit_p95_ms"]["ratio"], "≤ 150 ms" if rt else "≤ 100 ms")
+        add("server: cold start → first diagnostics (s)", lsp["cold_start_s"]["base"], lsp["cold_start_s"]["now"],
             lsp["cold_start_s"]["ratio"], "≤ 3 s", 2)
-        add(f"server: cold start → whole {lsp['draft_words']:,}-word draft (s)", lsp["cold_start_whole_s"]["v0.1"],
+        add(f"server: cold start → whole {lsp['draft_words']:,}-word draft (s)", lsp["cold_start_whole_s"]["base"],
             lsp["cold_start_whole_s"]["now"], lsp["cold_start_whole_s"]["ratio"], "≤ 8 s", 2)
     if lsp and lsp.get("reopened_cold_start_s") is not None:
         add("server: reopened workspace → first diagnostics (s)", None, lsp["reopened_cold_start_s"], None, "", 2)
         add("server: reopened workspace → whole draft (s)", None, lsp["reopened_cold_start_whole_s"], None, "", 2)
     if "batch_peak_rss_mib" in res:
         m = res["batch_peak_rss_mib"]
-        add("batch: peak RSS (MiB)", m["v0.1"], m["now"], ratio(m["v0.1"], m["now"]), "≤ 600 MB", 0)
+        add("batch: peak RSS (MiB)", m["base"], m["now"], ratio(m["base"], m["now"]), "≤ 600 MB", 0)
     if lsp:
         m = lsp["server_peak_rss_mib"]
-        add("server: peak RSS (MiB)", m["v0.1"], m["now"], m["ratio"], "≤ 600 MB", 0)
+        add("server: peak RSS (MiB)", m["base"], m["now"], m["ratio"], "≤ 600 MB", 0)
     return rows
+
+
+def stage_text(stages: dict[str, float]) -> str:
+    return ", ".join(f"{k} {fmt(v)}" for k, v in stages.items()) + f", total {fmt(sum(stages.values()))}"
 
 
 def markdown(res: dict[str, Any]) -> str:
     rows = rows_for(res)
-    head = "| figure | v0.1 | now | ratio | target (issue 15) |\n|---|---:|---:|---:|---|\n"
+    name = res.get("baseline_name", "v0.1")
+    issue = "issue 41" if res.get("ragtruth") is not None else "issue 15"
+    head = f"| figure | {name} | now | ratio | target ({issue}) |\n|---|---:|---:|---:|---|\n"
     body = "\n".join("| " + " | ".join(r) + " |" for r in rows)
     m = res["machine"]
-    batch_stages = (res.get("batch_stage_ms") or {}).get("now") or {}
-    if batch_stages:
-        body += ("\n\nWhere a batch check's time goes (mean ms per response, the linter's `stats.stage_ms`): "
-                 + ", ".join(f"{k} {fmt(v)}" for k, v in batch_stages.items())
-                 + f", total {fmt(sum(batch_stages.values()))}.")
+    batch_stages = res.get("batch_stage_ms") or {}
+    if batch_stages.get("now"):
+        body += ("\n\nWhere a batch check's time goes (mean ms per response, the linter's `stats.stage_ms`): now "
+                 + stage_text(batch_stages["now"])
+                 + (f"; {name} " + stage_text(batch_stages["base"]) if batch_stages.get("base") else "") + ".")
     stages = (res.get("lsp") or {}).get("edit_stage_ms") or {}
     if stages:
         body += ("\n\nWhere an edit's time goes in the server (mean ms per edit, `faithlint.status` → `lastCheckMs`): "
                  + ", ".join(f"{k} {fmt(v)}" for k, v in stages.items()) + ".")
+    rows_note = (f"{res['ragtruth'] or 'all'} responses per task type of ragtruth_dev's development part"
+                 if res.get("ragtruth") is not None else f"{res['per_file']} responses per dev file")
     return (head + body + f"\n\nMeasured in one run on the same machine ({m['cpus']} CPUs, {res['reps']} "
-            f"repetition(s), {res['per_file']} responses per dev file); ratio = v0.1 / now for times and memory, "
-            f"now / v0.1 for rates (above 1 is better now). v0.1 = {res['baseline']}. `python bench/speed.py`")
+            f"repetition(s), {rows_note}); ratio = {name} / now for times and memory, "
+            f"now / {name} for rates (above 1 is better now). {name} = {res['baseline']}. "
+            f"`python bench/speed.py{res.get('argv', '')}`")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--baseline", default="f30fa74", metavar="REV", help="the v0.1 revision (default f30fa74)")
-    ap.add_argument("--baseline-dir", type=Path, metavar="DIR", help="use this v0.1 tree instead of extracting one")
+    ap.add_argument("--baseline", default="f30fa74", metavar="REV",
+                    help="the revision compared with this checkout (default f30fa74, v0.1)")
+    ap.add_argument("--baseline-name", default=None, help="its name in the tables (default: v0.1 for f30fa74, "
+                                                          "else the revision)")
+    ap.add_argument("--baseline-dir", type=Path, metavar="DIR", help="use this tree as the baseline instead")
+    ap.add_argument("--ragtruth", type=int, default=None, metavar="N",
+                    help="batch on ragtruth_dev's development part instead (issue 41): N responses per task "
+                         "type (0: all 449)")
     ap.add_argument("--data", type=Path, default=DATA, help="shared data folder (default ../shared/data)")
     ap.add_argument("--per-file", type=int, default=20, help="responses sampled per dev file (default 20)")
     ap.add_argument("--reps", type=int, default=1, help="repetitions, interleaved; medians are reported")
@@ -381,17 +443,21 @@ def main() -> None:
             baseline = f"{args.baseline} (tree {base})"
         else:
             tmp_tree = base = extract(args.baseline)
-            baseline = args.baseline
+            baseline = git_describe(args.baseline)
         if not (base / "faithlint" / "__init__.py").exists():
             raise SystemExit(f"{base}: no faithlint package there")
-        trees = {"v0.1": base, "now": ROOT}
+        trees = {"base": base, "now": ROOT}
+        name = args.baseline_name or ("v0.1" if args.baseline == "f30fa74" else args.baseline)
         res: dict[str, Any] = {
-            "baseline": baseline, "per_file": args.per_file, "reps": args.reps, "tasks": TASKS,
+            "baseline": baseline, "baseline_name": name, "per_file": args.per_file, "reps": args.reps,
+            "ragtruth": args.ragtruth, "tasks": list(RAGTRUTH_TASKS.values()) if args.ragtruth is not None else TASKS,
+            "argv": "".join(" " + shlex.quote(a) for a in sys.argv[1:]),
             "machine": {"cpus": len(os.sched_getaffinity(0)), "load_avg_start": os.getloadavg(),
                         "python": sys.version.split()[0], "faithlint_threads": os.environ.get("FAITHLINT_THREADS")},
         }
         if not (args.skip_batch and args.skip_pairs):
-            rows = responses(args.per_file, args.data) if not args.skip_batch else []
+            rows = [] if args.skip_batch else ragtruth_responses(args.ragtruth, args.data) \
+                if args.ragtruth is not None else responses(args.per_file, args.data)
             if args.progress:
                 print(f"batch: {len(rows)} responses x {len(trees)} trees x {args.reps} rep(s)", file=sys.stderr)
             res.update(run_workers(trees, rows, args, logdir))
@@ -399,13 +465,14 @@ def main() -> None:
             res["lsp"] = run_lsp(trees, args, logdir)
         res["machine"]["load_avg_end"] = os.getloadavg()
         res["wall_s"] = round(time.perf_counter() - t_start, 1)
-        path = save("speed.json", res)
+        path = save("speed_ragtruth.json" if args.ragtruth is not None else "speed.json", res)
     finally:
         if tmp_tree is not None:
             shutil.rmtree(tmp_tree, ignore_errors=True)
 
     rows = rows_for(res)
-    print(table(["figure", "v0.1", "now", "ratio", "target"], rows))
+    name = res["baseline_name"]
+    print(table(["figure", name, "now", "ratio", "target"], rows))
     if "batch" in res:
         trows = []
         for task, b in res["batch"].items():
@@ -413,9 +480,13 @@ def main() -> None:
                                                    for k in ("median_ms", "mean_ms", "sentences_per_s")]
                          + [f"{b['ratio']['median_ms']:.2f}×" if b["ratio"]["median_ms"] else "n/a"])
         print()
-        print(table(["task", "n", "v0.1 median ms", "v0.1 mean ms", "v0.1 sent/s", "now median ms", "now mean ms",
+        print(table(["task", "n", f"{name} median ms", f"{name} mean ms", f"{name} sent/s", "now median ms",
+                     "now mean ms",
                      "now sent/s", "ratio (median)"], trows))
-    print(f"\nratio: v0.1 / now for times and memory, now / v0.1 for rates (above 1 = better now); memory in MiB. "
+    for t, stages in (res.get("batch_stage_ms") or {}).items():
+        print(f"\nwhere a batch check's time goes, {name if t == 'base' else t} (mean ms per response): "
+              + stage_text(stages))
+    print(f"\nratio: {name} / now for times and memory, now / {name} for rates (above 1 = better now); memory in MiB. "
           f"{res['wall_s']:.0f} s in all; logs in {logdir}; results in {path}")
     if args.markdown:
         print()

@@ -1,4 +1,5 @@
-"""The checker graph on OpenVINO: ONNX Runtime's results in fp32, close ones in bf16, and batch-independent."""
+"""The checker graph on OpenVINO: the bundled int8 graph close to fp32 and batch-independent; a folder's fp32 graph
+giving ONNX Runtime's results in fp32 and close ones in bf16."""
 
 from __future__ import annotations
 
@@ -26,13 +27,13 @@ PREMISES = [CTX, CTX[:300], CTX[200:900], CTX, CTX[:500]]
 
 
 @pytest.fixture(scope="module")
-def onnx_fp32() -> ONNXChecker:
-    return ONNXChecker(None, precision="fp32")
+def onnx_fp32(fp32_model) -> ONNXChecker:
+    return ONNXChecker(str(fp32_model), precision="fp32")
 
 
 @pytest.mark.slow
-def test_fp32_gives_onnx_runtime_results(onnx_fp32):
-    ov = OpenVINOChecker(None, precision="fp32", batch_size=4)
+def test_fp32_gives_onnx_runtime_results(onnx_fp32, fp32_model):
+    ov = OpenVINOChecker(str(fp32_model), precision="fp32", batch_size=4)
     assert ov.quantize is None and ov.runtime == "openvino"
     a, b = onnx_fp32.score_pairs(PREMISES, SENTENCES), ov.score_pairs(PREMISES, SENTENCES)
     assert np.abs(a - b).max() < 1e-4
@@ -41,8 +42,8 @@ def test_fp32_gives_onnx_runtime_results(onnx_fp32):
 
 
 @pytest.mark.slow
-def test_bf16_is_close_and_does_not_depend_on_the_batch(onnx_fp32):
-    ov = OpenVINOChecker(None, precision="bf16", batch_size=8)
+def test_bf16_is_close_and_does_not_depend_on_the_batch(onnx_fp32, fp32_model):
+    ov = OpenVINOChecker(str(fp32_model), precision="bf16", batch_size=8)
     assert ov.quantize == "bf16"
     together = ov.score_pairs(PREMISES, SENTENCES)
     alone = np.concatenate([ov.score_pairs([p], [h]) for p, h in zip(PREMISES, SENTENCES)])
@@ -61,9 +62,24 @@ def test_auto_precision_follows_the_model_where_the_cpu_has_bf16(monkeypatch):
     assert wants_bf16("bf16", prefers)  # asked for by name: honoured
 
 
-def test_int8_is_refused_not_run_in_fp32():
-    with pytest.raises(ModelError, match="int8.*ONNX Runtime"):
-        OpenVINOChecker(None, precision="int8")
+@pytest.mark.slow
+def test_the_bundled_int8_graph_is_close_and_does_not_depend_on_the_batch(onnx_fp32):
+    """The bundled graph (static int8, issue 41) runs in int8 here, by default, and each pair alone."""
+    ov = OpenVINOChecker(None, batch_size=8)
+    assert ov.quantize == "int8" and ov.graph.name == "model.int8.onnx"
+    together = ov.score_pairs(PREMISES, SENTENCES)
+    alone = np.concatenate([ov.score_pairs([p], [h]) for p, h in zip(PREMISES, SENTENCES)])
+    assert np.array_equal(together, alone)
+    fp32 = onnx_fp32.score_pairs(PREMISES, SENTENCES)
+    assert np.abs(together - fp32).max() < 0.15 and (together.argmax(1) == fp32.argmax(1)).all()
+    # ONNX Runtime on the same graph: its int8 kernels round differently (up to about 0.01 here)
+    assert np.abs(together - ONNXChecker(None).score_pairs(PREMISES, SENTENCES)).max() < 0.03
+
+
+def test_a_folder_without_an_fp32_graph_refuses_fp32_and_bf16():
+    for precision in ("fp32", "bf16"):
+        with pytest.raises(ModelError, match="no ONNX graph.*model.int8.onnx"):
+            OpenVINOChecker(None, precision=precision)
 
 
 def test_a_broken_graph_is_a_one_line_model_error(tmp_path):
@@ -82,7 +98,7 @@ def test_a_broken_graph_is_a_one_line_model_error(tmp_path):
 @pytest.mark.slow
 def test_inputs_come_in_few_shapes():
     """OpenVINO compiles kernels per input shape: widths are padded to multiples of 8 (memory stays bounded)."""
-    ov = OpenVINOChecker(None, precision="bf16")
+    ov = OpenVINOChecker(None)  # the bundled int8 graph: one pair per run, like bf16
     widths: list[tuple[int, int]] = []
     run = ov._logits
 
@@ -102,7 +118,7 @@ def test_inputs_come_in_few_shapes():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_scores_like_its_parent():
     """A batch engine may fork after loading: OpenVINO's thread pool must still run there (and not hang)."""
-    ov = OpenVINOChecker(None, precision="bf16")
+    ov = OpenVINOChecker(None)
     want = ov.score_pairs(PREMISES[:3], SENTENCES[:3])
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through its exit code

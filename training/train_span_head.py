@@ -175,9 +175,11 @@ def main() -> None:
     print(f"token AUROC on calibration rows {token_auroc:.3f}; span F1 whole sentence {whole} -> "
           f"threshold {best[1]}, max share {best[2]}: {best[3]}")
 
+    graph = Path(getattr(linter.checker, "graph", None) or args.out / "model.safetensors")  # the states read
     payload = {
         "version": 1,
-        "model_sha256": sha256(args.out / "model.onnx"),
+        "model_file": graph.name,  # the int8 graph since issue 41 (its states are what the head reads)
+        "model_sha256": sha256(graph),
         "features": "last_hidden_state of each hypothesis token (384), of [CLS] (384), P(entailment), "
                     "P(contradiction), 1/tokens, relative position",
         "weights": [round(float(w), 6) for w in weights], "bias": round(bias, 6),

@@ -50,6 +50,9 @@ class ContextIndex:
         self._lock = threading.Lock()
         self.sentences_cache: LRUCache = LRUCache(2_000)
         self.windows_cache: LRUCache = LRUCache(4_000)
+        # splits by text alone: a batch names one source's context differently on every line (``<id>#context[0]``),
+        # and a corpus checks several responses per source (issue 41); the split depends on nothing else
+        self.split_cache: LRUCache = LRUCache(512)
 
     @cachedmethod(attrgetter("sentences_cache"), key=lambda self, doc, key: key, lock=attrgetter("_lock"))
     def sentences(self, doc: ContextDoc, key: str) -> tuple[list[Span], list[int]]:
@@ -74,9 +77,20 @@ class ContextIndex:
         return spans, counts
 
     def _split(self, doc: ContextDoc) -> tuple[list[Span], list[int]]:
+        markdown = doc.source.lower().endswith(MARKDOWN_SOURCES)
+        text_key = (markdown, hashlib.sha1(doc.text.encode("utf-8")).hexdigest())
+        with self._lock:
+            got = self.split_cache.get(text_key)
+        if got is None:
+            got = self._split_text(doc, markdown)
+            with self._lock:
+                self.split_cache[text_key] = got
+        return list(got[0]), list(got[1])
+
+    def _split_text(self, doc: ContextDoc, markdown: bool) -> tuple[list[Span], list[int]]:
         splitter = self._splitter()
         spans: list[Span] = []
-        if doc.source.lower().endswith(MARKDOWN_SOURCES):
+        if markdown:
             blocks = extract(doc.text, markdown=True).blocks  # headings, list items: own sentences
             for block, split in zip(blocks, splitter.split_many([b.text for b in blocks])):
                 spans.extend(Span(*block.to_source(s.start, s.end)) for s in split)

@@ -29,7 +29,9 @@ sentence is reported as FL200 (unsupported), which is what the user must fix. Th
 so the operating point's response-level precision and recall do not change (`faithlint/rules/common_ground.py`).
 """
     example = RuleExample(context="Director Helen Okafor said daily visitor numbers have doubled since the reopening.",
-                          draft="Daily visitor numbers have halved since the reopening.")
+                          # "halved" was the example until issue 41: the int8 graph reads "halved" against "doubled"
+                          # as 0.42 contradiction (fp32: 0.84); negations and changed values kept their verdicts
+                          draft="Daily visitor numbers have fallen since the reopening.")
 
     def check(self, judged: Judged, ctx: RuleContext) -> Iterable[Finding]:
         if ctx.verdict_code(judged) != self.code:

@@ -1,8 +1,9 @@
 """The default runtime: the bundled checker (and the relevance embedding model) on ONNX Runtime.
 
 Checking with the bundled model imports neither torch nor transformers: the graphs were exported by
-``training/export_onnx.py`` (``model.onnx``: fp32 compute, weights stored as fp16 like the safetensors;
-``model.int8.onnx``: int8 dynamic quantisation, where shipped) and the tokenizer is the ``tokenizers``
+``training/export_onnx.py`` (``model.int8.onnx``: int8 weights and activations, static quantisation with NNCF,
+the bundled graph since issue 41; ``model.onnx``: fp32 compute, weights stored as fp16 like the safetensors,
+where a folder has it) and the tokenizer is the ``tokenizers``
 library's, behind a small adapter with the calls :class:`~faithlint.models.checkers.nli.NLIChecker` makes, so
 truncation, chunking of long sentences and token counts are the torch path's code, not a copy of it.
 
@@ -29,6 +30,7 @@ from faithlint.models.checkers.nli import (
     NLIChecker,
     file_sha256,
     label_indices,
+    length_batches,
     model_identity,
     read_sums,
     resolve_model,
@@ -44,7 +46,8 @@ def available_precisions(folder: Path) -> list[str]:
 
 
 def onnx_file(folder: Path, precision: str = "auto") -> Path | None:
-    """The graph to run: ``precision`` auto takes fp32 (``model.onnx``) where shipped, else int8."""
+    """The graph to run: ``precision`` auto takes fp32 (``model.onnx``) where there, else int8 (the bundled
+    checker ships only int8)."""
     if precision == "auto":
         for p in ("fp32", "int8"):
             if (folder / FILES[p]).exists():
@@ -65,8 +68,9 @@ def _model_folder_problem(model: str | None, precision: str) -> str | None:
     folder = Path(path)
     if not bundled and not folder.is_dir():
         return f"model {model!r} is a Hugging Face id (the torch path loads those)"
-    if onnx_file(folder, precision) is None:
-        want = "model.onnx or model.int8.onnx" if precision == "auto" else FILES.get(precision, precision)
+    if onnx_file(folder, "fp32" if precision == "bf16" else precision) is None:  # bf16: the fp32 graph, compiled so
+        want = "model.onnx or model.int8.onnx" if precision == "auto" else \
+            FILES.get("fp32" if precision == "bf16" else precision, precision)
         return f"{path} has no ONNX graph ({want}; training/export_onnx.py writes them)"
     return None
 
@@ -76,7 +80,7 @@ def _cannot(package: str, device: str, precision: str, unsupported: str, elsewhe
         return f"{package} is not installed"
     if device == "cuda":
         return "device 'cuda' runs on the torch path"
-    if precision == unsupported:
+    if unsupported and precision == unsupported:
         return f"precision {unsupported!r} runs on {elsewhere}"
     return None
 
@@ -88,12 +92,13 @@ def why_not_onnx(model: str | None, device: str, precision: str = "auto") -> str
 
 
 def why_not_openvino(model: str | None, device: str, precision: str = "auto") -> str | None:
-    """Why these settings cannot run on OpenVINO (None: they can). It runs the fp32 graph in fp32 or bf16; an
-    install that cannot start (a missing library, no CPU plugin) is a reason too, so ``auto`` falls back."""
+    """Why these settings cannot run on OpenVINO (None: they can). It runs the fp32 graph in fp32 or bf16 and the
+    int8 graph in int8; an install that cannot start (a missing library, no CPU plugin) is a reason too, so
+    ``auto`` falls back."""
     from faithlint.models.checkers.openvino_core import cpu_plugin_problem
 
-    return _cannot("openvino", device, precision, "int8", "ONNX Runtime") or \
-        _model_folder_problem(model, "fp32") or cpu_plugin_problem()
+    return _cannot("openvino", device, precision, "", "") or _model_folder_problem(model, precision) or \
+        cpu_plugin_problem()
 
 
 def pick_runtime(runtime: str, model: str | None, device: str, precision: str = "auto") -> str:
@@ -101,8 +106,9 @@ def pick_runtime(runtime: str, model: str | None, device: str, precision: str = 
 
     Config ``runtime``: ``openvino`` and ``onnx`` insist (an error says why they cannot), ``torch`` never
     leaves torch; ``auto`` (the default) takes OpenVINO for the bundled (or any exported) model on the CPU,
-    ONNX Runtime where OpenVINO is missing or int8 is asked for, and the torch path otherwise (CUDA present
-    with ``device = "auto"``, a Hugging Face id)."""
+    ONNX Runtime where OpenVINO is missing, and the torch path otherwise (CUDA present with ``device =
+    "auto"``, a Hugging Face id, ``precision`` fp32 or bf16 with a folder that has only the int8 graph, as
+    the bundled one)."""
     if runtime == "torch":
         return "torch"
     checks = {"openvino": why_not_openvino, "onnx": why_not_onnx}
@@ -247,8 +253,9 @@ class ONNXChecker(NLIChecker):
         self._lock = threading.Lock()
         graph = onnx_file(folder, self._graph_precision(precision))
         if graph is None:
-            raise ModelError(f"{path}: no ONNX graph for precision {precision!r} "
-                             f"(have: {', '.join(available_precisions(folder)) or 'none'})")
+            have = ", ".join(FILES[p] for p in available_precisions(folder)) or "none"
+            raise ModelError(f"{path}: no ONNX graph for precision {precision!r} (have: {have}); "
+                             "runtime = \"torch\" runs the model at full precision")
         if bundled:
             expected = read_sums(folder / "SHA256SUMS").get(graph.name) if (folder / "SHA256SUMS").exists() else None
             got = file_sha256(graph)
@@ -282,6 +289,10 @@ class ONNXChecker(NLIChecker):
         self._inputs = {i.name for i in self.session.get_inputs()}
         self._has_states = any(o.name == STATES for o in self.session.get_outputs())
         return "int8" if graph.name == FILES["int8"] else None
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        # int8 pairs run alone: a pair's verdict must not depend on the pairs padded into its batch
+        return length_batches(lengths, 1 if self.quantize in ("int8", "bf16") else self.batch_size)
 
     def _logits(self, batch: dict[str, np.ndarray]) -> np.ndarray:
         return self.session.run(["logits"], batch)[0]
