@@ -3,6 +3,8 @@
     python bench/lsp_latency.py [--model PATH] [--monitor on|off] [--edits 50] [--draft-words 2000]
                                 [--context-words 10000] [--server-pythonpath DIR] [--json]
 
+``--example`` opens README's example (``examples/rag-answer``) instead of the generated draft.
+
 Starts ``python -m faithlint serve`` over stdio with ``debounce = 0``, opens a generated
 2,000-word draft (its supported sentences reworded from the context, not copied) whose sibling
 context has 10,000 words, waits for the first diagnostics (cold
@@ -164,9 +166,17 @@ class Bench:
             command="faithlint.status"))
 
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag-answer"
+
+
 def workspace(args: argparse.Namespace, prefix: str) -> tuple[Path, Path, str, dict[str, Any]]:
-    """A temporary folder with the generated draft and its sibling context: (folder, draft, its text, init)."""
-    draft_text, context_text = make_texts(args.draft_words, args.context_words)
+    """A temporary folder with the draft and its sibling context: (folder, draft, its text, init). The draft is
+    generated, or with ``--example`` README's example (``examples/rag-answer``: an 11-line answer, its context)."""
+    if getattr(args, "example", False):
+        draft_text = (EXAMPLE / "answer.md").read_text(encoding="utf-8")
+        context_text = (EXAMPLE / "answer.context.md").read_text(encoding="utf-8")
+    else:
+        draft_text, context_text = make_texts(args.draft_words, args.context_words)
     tmp = Path(tempfile.mkdtemp(prefix=prefix))
     draft = tmp / "report.md"
     draft.write_text(draft_text)
@@ -288,6 +298,8 @@ def main() -> None:
     p.add_argument("--edits", type=int, default=50)
     p.add_argument("--draft-words", type=int, default=2000)
     p.add_argument("--context-words", type=int, default=10000)
+    p.add_argument("--example", action="store_true",
+                   help="README's example (examples/rag-answer) instead of a generated draft (its years are edited)")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for any one set of diagnostics")
     p.add_argument("--server-pythonpath", metavar="DIR",
                    help="run the server of the faithlint tree in DIR (PYTHONPATH=DIR, this interpreter)")

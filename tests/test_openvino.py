@@ -142,3 +142,33 @@ def test_openvino_imports_without_its_model_converter():
     code = ("from faithlint.models.checkers.openvino_core import core; core(); import openvino; "
             "assert callable(openvino.tools.ovc.convert_model)")  # the attribute path imports it too
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.slow
+def test_the_compiled_checker_is_kept_in_the_cache_folder(tmp_path, monkeypatch):
+    """OpenVINO's compiled int8 graph goes to ``<cache>/openvino`` (issue 41: compiling takes about a second of every
+    start); a second load reads it and scores alike, and a folder it cannot use only costs the compile."""
+    from faithlint.cache.disk import compile_cache
+    from faithlint.config import Config
+    from faithlint.pipeline.registry import models_key
+
+    folder = tmp_path / "openvino"
+    first = OpenVINOChecker(None, compile_cache=str(folder))
+    assert any(folder.iterdir())  # the compiled blob
+    again = OpenVINOChecker(None, compile_cache=str(folder))
+    assert np.array_equal(first.score_pairs(PREMISES, SENTENCES), again.score_pairs(PREMISES, SENTENCES))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert OpenVINOChecker(None, compile_cache=str(blocked)).score_pairs(PREMISES[:1], SENTENCES[:1]).shape == (1, 3)
+    monkeypatch.delenv("FAITHLINT_CACHE_DIR", raising=False)  # tests/conftest.py sets it; the key decides here
+    assert compile_cache(str(tmp_path / "c")) == str(tmp_path / "c" / "openvino")
+    assert models_key(Config(cache_dir=str(tmp_path / "c"))).checker.compile_cache == str(tmp_path / "c" / "openvino")
+
+
+def test_no_compile_cache_when_the_cache_is_off(monkeypatch):
+    from faithlint.cache.disk import ENV, compile_cache
+
+    monkeypatch.delenv(ENV, raising=False)
+    assert compile_cache("off") is None
+    monkeypatch.setenv(ENV, "off")
+    assert compile_cache("/some/folder") is None  # the environment wins, as for the disk cache

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from faithlint.cache.disk import compile_cache
 from faithlint.evidence.grounding import GroundingModel
 from faithlint.evidence.relevance import load_relevance
 from faithlint.lazy_imports import import_torch
@@ -34,6 +35,7 @@ class CheckerSettings(NamedTuple):
     llm: LLMSettings | None  # checker = "llm": the LLM checker on the claim extractor's model
     runtime: str
     threads: int
+    compile_cache: str | None = None  # OpenVINO's compiled-model folder (``cache_dir``; None: off)
 
 
 class RelevanceSettings(NamedTuple):
@@ -63,7 +65,7 @@ def models_key(config: Config) -> ModelsKey:
     llm = (c.llm_model, c.llm_endpoint, c.llm_endpoint_model, c.llm_api_key_env) if c.checker == "llm" else None
     monitor = (c.surrogate or "default", c.monitor_model) if c.monitor == "on" else None
     return ModelsKey(CheckerSettings(c.model, c.device, c.max_length, c.batch_size, c.precision, llm, c.runtime,
-                                     c.threads),
+                                     c.threads, compile_cache(c.cache_dir)),
                      RelevanceSettings(c.relevance, c.runtime, c.threads), monitor)
 
 
@@ -90,13 +92,14 @@ def relevance_for(settings: RelevanceSettings) -> Any:
 
 def load_checker(model: str | None, device: str, max_length: int, batch_size: int,
                  precision: str = "auto", llm: LLMSettings | None = None,
-                 runtime: str = "auto", threads: int = 0) -> Any:
+                 runtime: str = "auto", threads: int = 0, compile_cache: str | None = None) -> Any:
     """One loaded model per process and settings: batch runs, tests and the server share it.
 
     ``llm``: (llm_model, llm_endpoint, llm_endpoint_model, llm_api_key_env) for ``checker = "llm"``: the LLM
     checker on the claim extractor's model instead of the NLI model. ``runtime``: where the NLI model runs
     (:func:`faithlint.models.checkers.onnx_checker.pick_runtime`: OpenVINO, else ONNX Runtime, for the bundled model on
-    the CPU; the torch path for Hugging Face ids and CUDA); ``threads``: intra-op threads (0: auto)."""
+    the CPU; the torch path for Hugging Face ids and CUDA); ``threads``: intra-op threads (0: auto);
+    ``compile_cache``: where OpenVINO keeps the graph it compiled (None: compile at every load)."""
     from faithlint.models.checkers import nli
     from faithlint.models.checkers.onnx_checker import ONNXChecker, pick_runtime, resolve_threads, threads_requested
     from faithlint.models.checkers.openvino_checker import OpenVINOChecker
@@ -111,13 +114,15 @@ def load_checker(model: str | None, device: str, max_length: int, batch_size: in
                 _CHECKERS[key] = LLMChecker(llm_extractor(llm[0], device, *llm[1:]).generator)
             return _CHECKERS[key]
     kind = pick_runtime(runtime, model, device, precision)
-    key = (model, device, max_length, batch_size, precision, kind, threads)
+    key = (model, device, max_length, batch_size, precision, kind, threads, compile_cache)
     with _CHECKERS_LOCK:
         if key not in _CHECKERS:
-            if kind != "torch":
-                cls = OpenVINOChecker if kind == "openvino" else ONNXChecker
-                _CHECKERS[key] = cls(model, max_length=max_length, batch_size=batch_size, precision=precision,
-                                     threads=threads)
+            if kind == "openvino":
+                _CHECKERS[key] = OpenVINOChecker(model, max_length=max_length, batch_size=batch_size,
+                                                 precision=precision, threads=threads, compile_cache=compile_cache)
+            elif kind == "onnx":
+                _CHECKERS[key] = ONNXChecker(model, max_length=max_length, batch_size=batch_size, precision=precision,
+                                             threads=threads)
             else:
                 if threads_requested(threads):  # set by the user: the torch path honours it too
                     import_torch().set_num_threads(resolve_threads(threads))

@@ -44,6 +44,11 @@ class OpenVINOChecker(ONNXChecker):
     # OpenVINO keeps a compiled kernel set per input shape: unpadded, a batch run's ~200 lengths cost ~400 MB
     pad_multiple = 8
 
+    def __init__(self, model: str | None = None, max_length: int = 192, batch_size: int = 32,
+                 precision: str = "auto", threads: int = 0, compile_cache: str | None = None) -> None:
+        self.compile_cache = compile_cache  # OpenVINO's CACHE_DIR: the compiled graph, reused by the next start
+        super().__init__(model, max_length=max_length, batch_size=batch_size, precision=precision, threads=threads)
+
     @staticmethod
     def _graph_precision(precision: str) -> str:
         return "fp32" if precision == "bf16" else precision  # bf16 is a compile setting of the fp32 graph
@@ -55,9 +60,17 @@ class OpenVINOChecker(ONNXChecker):
                  "INFERENCE_PRECISION_HINT": "bf16" if bf16 else "f32",
                  # unpinned: an editor and its other servers share these cores (pinning measured no faster here)
                  "ENABLE_CPU_PINNING": False}
+        if self.compile_cache:
+            props["CACHE_DIR"] = self.compile_cache
         try:
             ov_core = core()
-            compiled = ov_core.compile_model(ov_core.read_model(str(graph)), "CPU", props)
+            model = ov_core.read_model(str(graph))
+            try:
+                compiled = ov_core.compile_model(model, "CPU", props)
+            except Exception:  # noqa: BLE001 - a cache folder it cannot use (read-only, full): compile without
+                if "CACHE_DIR" not in props:
+                    raise
+                compiled = ov_core.compile_model(model, "CPU", {k: v for k, v in props.items() if k != "CACHE_DIR"})
         except Exception as exc:  # openvino raises its own exception types
             raise ModelError(f"{graph}: OpenVINO cannot load the graph: {first_line(exc)}") from exc
         self._request = compiled.create_infer_request()
