@@ -271,6 +271,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.add_hidden_output:
         graph = DEFAULT_MODEL_DIR / "model.onnx"
+        if not graph.exists():  # since issue 41 only the int8 graph ships, and its export adds the output
+            raise SystemExit(f"{graph}: no fp32 graph here; model.int8.onnx already outputs {HIDDEN} "
+                             "(python training/export_onnx.py --only checker --keep fp32 int8 writes both)")
         add_hidden_output(graph, graph)
         report_path = DEFAULT_MODEL_DIR / "onnx_export.json"
         rep = json.loads(report_path.read_text())
