@@ -82,6 +82,7 @@ def git_describe(rev: str) -> str:
     p = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", rev], capture_output=True, text=True)
     return p.stdout.strip() or rev
 
+
 def extract(rev: str) -> Path:
     """``rev`` of this repository as a plain folder (git archive | tar -x)."""
     tmp = Path(tempfile.mkdtemp(prefix="faithlint-v01-"))

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from pathlib import Path
+
+import pytest
 
 # The on-disk context cache goes to a fresh folder per test session (subprocesses inherit it), never to the
 # user's cache directory: tests neither read what another run left nor leave anything behind there.
 os.environ.setdefault("FAITHLINT_CACHE_DIR", tempfile.mkdtemp(prefix="faithlint-test-cache-"))
-
-
-import shutil  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
 
 BUNDLED = Path(__file__).resolve().parents[1] / "faithlint" / "models" / "default"
 

@@ -219,7 +219,7 @@ def test_onnx_embedding_works_in_a_forked_child():
 @pytest.mark.slow
 def test_example_findings_identical_on_every_runtime(monkeypatch):
     """torch in fp32, ONNX Runtime and OpenVINO on the bundled int8 graph: the same findings and verdicts;
-    scores within int8's reach of fp32's, and within a thousandth between the two int8 runtimes."""
+    scores within int8's reach of fp32's, and within a hundredth between the two int8 runtimes."""
     _no_cuda(monkeypatch)
     text = (EXAMPLE / "answer.md").read_text()
     ctx = load_context([EXAMPLE / "answer.context.md"], 10**6)

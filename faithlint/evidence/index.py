@@ -35,6 +35,11 @@ def doc_key(doc: ContextDoc) -> str:
     return hashlib.sha1((doc.source + "\x00" + doc.text).encode("utf-8")).hexdigest()
 
 
+def _text_key(doc: ContextDoc) -> tuple[bool, str]:
+    """What a split depends on: the text and whether it is read as Markdown (not the document's name)."""
+    return doc.source.lower().endswith(MARKDOWN_SOURCES), hashlib.sha1(doc.text.encode("utf-8")).hexdigest()
+
+
 class ContextIndex:
     """Sentences, windows and pieces of context documents; the checker's tokenizer sizes them.
 
@@ -76,21 +81,11 @@ class ContextIndex:
         disk.put_json("sentences", k, {"spans": [[s.start, s.end] for s in spans], "counts": list(counts)})
         return spans, counts
 
+    @cachedmethod(attrgetter("split_cache"), key=lambda self, doc: _text_key(doc), lock=attrgetter("_lock"))
     def _split(self, doc: ContextDoc) -> tuple[list[Span], list[int]]:
-        markdown = doc.source.lower().endswith(MARKDOWN_SOURCES)
-        text_key = (markdown, hashlib.sha1(doc.text.encode("utf-8")).hexdigest())
-        with self._lock:
-            got = self.split_cache.get(text_key)
-        if got is None:
-            got = self._split_text(doc, markdown)
-            with self._lock:
-                self.split_cache[text_key] = got
-        return list(got[0]), list(got[1])
-
-    def _split_text(self, doc: ContextDoc, markdown: bool) -> tuple[list[Span], list[int]]:
         splitter = self._splitter()
         spans: list[Span] = []
-        if markdown:
+        if doc.source.lower().endswith(MARKDOWN_SOURCES):
             blocks = extract(doc.text, markdown=True).blocks  # headings, list items: own sentences
             for block, split in zip(blocks, splitter.split_many([b.text for b in blocks])):
                 spans.extend(Span(*block.to_source(s.start, s.end)) for s in split)

@@ -63,24 +63,30 @@ def cuda_present() -> bool:
         importlib.util.find_spec("torch") is not None
 
 
+def graph_precision(precision: str) -> str:
+    """The graph a ``precision`` runs: bf16 is a compile setting of the fp32 graph (on OpenVINO)."""
+    return "fp32" if precision == "bf16" else precision
+
+
 def _model_folder_problem(model: str | None, precision: str) -> str | None:
     path, bundled = resolve_model(model)
     folder = Path(path)
     if not bundled and not folder.is_dir():
         return f"model {model!r} is a Hugging Face id (the torch path loads those)"
-    if onnx_file(folder, "fp32" if precision == "bf16" else precision) is None:  # bf16: the fp32 graph, compiled so
-        want = "model.onnx or model.int8.onnx" if precision == "auto" else \
-            FILES.get("fp32" if precision == "bf16" else precision, precision)
+    graph = graph_precision(precision)
+    if onnx_file(folder, graph) is None:
+        want = "model.onnx or model.int8.onnx" if graph == "auto" else FILES.get(graph, graph)
         return f"{path} has no ONNX graph ({want}; training/export_onnx.py writes them)"
     return None
 
 
-def _cannot(package: str, device: str, precision: str, unsupported: str, elsewhere: str) -> str | None:
+def _cannot(package: str, device: str, precision: str, unsupported: str | None = None,
+            elsewhere: str = "") -> str | None:
     if importlib.util.find_spec(package) is None:
         return f"{package} is not installed"
     if device == "cuda":
         return "device 'cuda' runs on the torch path"
-    if unsupported and precision == unsupported:
+    if unsupported is not None and precision == unsupported:
         return f"precision {unsupported!r} runs on {elsewhere}"
     return None
 
@@ -97,8 +103,7 @@ def why_not_openvino(model: str | None, device: str, precision: str = "auto") ->
     ``auto`` falls back."""
     from faithlint.models.checkers.openvino_core import cpu_plugin_problem
 
-    return _cannot("openvino", device, precision, "", "") or _model_folder_problem(model, precision) or \
-        cpu_plugin_problem()
+    return _cannot("openvino", device, precision) or _model_folder_problem(model, precision) or cpu_plugin_problem()
 
 
 def pick_runtime(runtime: str, model: str | None, device: str, precision: str = "auto") -> str:
@@ -291,7 +296,7 @@ class ONNXChecker(NLIChecker):
         return "int8" if graph.name == FILES["int8"] else None
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
-        # int8 pairs run alone: a pair's verdict must not depend on the pairs padded into its batch
+        # int8 and bf16 (OpenVINO) pairs run alone: a verdict must not depend on the pairs padded into its batch
         return length_batches(lengths, 1 if self.quantize in ("int8", "bf16") else self.batch_size)
 
     def _logits(self, batch: dict[str, np.ndarray]) -> np.ndarray:

@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 
 from faithlint.errors import ModelError, first_line
-from faithlint.models.checkers.nli import length_batches
-from faithlint.models.checkers.onnx_checker import FILES, STATES, ONNXChecker
+from faithlint.models.checkers.onnx_checker import FILES, STATES, ONNXChecker, graph_precision
 from faithlint.models.checkers.openvino_core import core, native_bf16
 
 
@@ -51,7 +50,7 @@ class OpenVINOChecker(ONNXChecker):
 
     @staticmethod
     def _graph_precision(precision: str) -> str:
-        return "fp32" if precision == "bf16" else precision  # bf16 is a compile setting of the fp32 graph
+        return graph_precision(precision)
 
     def _open(self, graph: Path, precision: str, config: dict[str, Any]) -> str | None:
         int8 = graph.name == FILES["int8"]
@@ -88,6 +87,3 @@ class OpenVINOChecker(ONNXChecker):
     def _logits_and_states(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         got = self._request.infer(batch)
         return np.array(got[self._logits_port], dtype=np.float32), np.array(got[self._states_port], dtype=np.float32)
-
-    def _batches(self, lengths: list[int]) -> list[list[int]]:
-        return length_batches(lengths, 1 if self.quantize in ("bf16", "int8") else self.batch_size)
