@@ -35,7 +35,7 @@ def fp32_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for f in BUNDLED.iterdir():
         if f.is_file() and f.name not in ("model.int8.onnx", "SHA256SUMS"):
             shutil.copyfile(f, folder / f.name)
-    model = AutoModelForSequenceClassification.from_pretrained(str(BUNDLED), dtype=torch.float32)
+    model = AutoModelForSequenceClassification.from_pretrained(str(export_onnx.SOURCE), dtype=torch.float32)
     raw, fused = folder / "raw.onnx", folder / "fused.onnx"
     export_onnx.export_graph(model, raw, "logits", True)
     export_onnx.optimise(raw, fused, model.config.hidden_size, model.config.num_attention_heads)

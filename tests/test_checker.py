@@ -99,15 +99,15 @@ def test_missing_hub_model_gives_a_clear_error(monkeypatch):
 def test_bundled_weights_are_verified(tmp_path):
     d = tmp_path / "default"
     d.mkdir()
-    (d / "model.safetensors").write_bytes(b"weights")
+    (d / "model.int8.onnx").write_bytes(b"weights")
     import hashlib
 
-    (d / "SHA256SUMS").write_text(hashlib.sha256(b"weights").hexdigest() + "  model.safetensors\n")
+    (d / "SHA256SUMS").write_text(hashlib.sha256(b"weights").hexdigest() + "  model.int8.onnx\n")
     verify_bundled(d)
-    (d / "model.safetensors").write_bytes(b"tampered")
+    (d / "model.int8.onnx").write_bytes(b"tampered")
     with pytest.raises(ModelError, match="sha256 mismatch"):
         verify_bundled(d)
-    (d / "model.safetensors").unlink()
+    (d / "model.int8.onnx").unlink()
     with pytest.raises(ModelError, match="missing"):
         verify_bundled(d)
 
@@ -116,6 +116,15 @@ def test_shipped_model_matches_its_checksum_and_size():
     from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR
 
     verify_bundled(DEFAULT_MODEL_DIR)
-    assert (DEFAULT_MODEL_DIR / "model.safetensors").stat().st_size <= 60 * 1024 * 1024
+    # issue 37: the model files inside the package at most 60 MB; the checker ships once, as its int8 graph
+    models = DEFAULT_MODEL_DIR.parent
+    weights = [f for f in models.rglob("*") if f.suffix in {".onnx", ".safetensors", ".bin", ".npz", ".gguf", ".pt"}]
+    assert not list(models.rglob("*.safetensors"))
+    assert sum(f.stat().st_size for f in weights) <= 60_000_000, [(f.name, f.stat().st_size) for f in weights]
+    # the trained weights stay in the repository with the same config and tokenizer (training/checker/README.md)
+    trained = DEFAULT_MODEL_DIR.parents[2] / "training" / "checker"
+    if trained.exists():
+        for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+            assert (trained / name).read_bytes() == (DEFAULT_MODEL_DIR / name).read_bytes(), name
     assert (DEFAULT_MODEL_DIR / "MODEL_CARD.md").exists()
     shutil.disk_usage(DEFAULT_MODEL_DIR)  # the folder is readable as installed

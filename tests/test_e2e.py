@@ -174,7 +174,7 @@ def test_a_torch_path_model_loads_beside_spacy_in_a_fresh_process(tmp_path):
     folder = tmp_path / "my-checker"  # a model folder of one's own: no ONNX graph, so the torch path
     folder.mkdir()
     for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"):
-        shutil.copy(ROOT / "faithlint" / "models" / "default" / name, folder / name)
+        shutil.copy(ROOT / "training" / "checker" / name, folder / name)
     code = ("from faithlint.config import Config\nfrom faithlint.pipeline.linter import Linter\n"
             f"lt = Linter(Config(runtime='torch', model={str(folder)!r}))\nlt.load_models()\n"
             "print(type(lt.checker).__name__, type(lt.relevance).__name__)\n")

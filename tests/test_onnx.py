@@ -20,6 +20,7 @@ from faithlint.pipeline.linter import Linter
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag-answer"
+TRAINED = ROOT / "training" / "checker"  # the checker's trained fp16 weights (not in the package)
 QUERY = "What changed at the Riverside Public Library?"
 
 # runs `faithlint check` in-process, then lists the torch/transformers modules it imported
@@ -124,7 +125,7 @@ def test_onnx_checker_reproduces_the_torch_checker(fp32_model):
     from faithlint.models.checkers.nli import NLIChecker
     from faithlint.models.checkers.onnx_checker import ONNXChecker
 
-    torch_ck = NLIChecker(None, quantize="fp32")
+    torch_ck = NLIChecker(str(TRAINED), quantize="fp32")  # the weights the fp32 graph was exported from
     onnx_ck = ONNXChecker(str(fp32_model), precision="fp32", threads=1)
     assert onnx_ck.session.get_session_options().intra_op_num_threads == 1
     ctx = (EXAMPLE / "answer.context.md").read_text()
@@ -149,12 +150,12 @@ def test_onnx_checker_reproduces_the_torch_checker(fp32_model):
 
 @pytest.mark.slow
 def test_the_bundled_int8_graph_stays_close_to_the_torch_checker():
-    """The bundled graph is static int8 (issue 41): the same verdicts as fp32 torch on the example's pairs,
-    probabilities within a few hundredths, and a pair's verdict independent of the pairs checked with it."""
+    """The bundled graph is static int8 (issue 41): the same verdicts as the trained fp32 weights on the example's
+    pairs, probabilities within a few hundredths, and a pair's verdict independent of the pairs checked with it."""
     from faithlint.models.checkers.nli import NLIChecker
     from faithlint.models.checkers.onnx_checker import ONNXChecker
 
-    torch_ck = NLIChecker(None, quantize="fp32")
+    torch_ck = NLIChecker(str(TRAINED), quantize="fp32")
     int8 = ONNXChecker(None)
     assert int8.quantize == "int8" and int8.graph.name == "model.int8.onnx"
     ctx = (EXAMPLE / "answer.context.md").read_text()
@@ -166,6 +167,58 @@ def test_the_bundled_int8_graph_stays_close_to_the_torch_checker():
     assert np.abs(a - b).max() < 0.15 and np.abs(a - b).mean() < 0.03  # calibration part: mean 0.012, max 0.27
     alone = np.concatenate([int8.score_pairs([p], [h]) for p, h in zip(premises, hypotheses)])
     assert np.array_equal(alone, b)
+
+
+@pytest.mark.slow
+def test_the_torch_path_rebuilds_the_bundled_checker_from_its_int8_graph():
+    """The package ships the checker only as its int8 graph (issue 37's size target): the torch path (CUDA,
+    precision fp32/bf16, training's default base) rebuilds a BertForSequenceClassification from it, SmoothQuant
+    factors undone. It agrees with the graph more closely than the trained fp16 weights do, and with those too."""
+    from faithlint.models.checkers.graph_weights import graph_only
+    from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR, NLIChecker
+    from faithlint.models.checkers.onnx_checker import ONNXChecker
+
+    assert graph_only(DEFAULT_MODEL_DIR) and not graph_only(TRAINED)
+    rebuilt = NLIChecker(None, quantize="fp32")
+    assert rebuilt.bundled and rebuilt.runtime == "torch"
+    trained = NLIChecker(str(TRAINED), quantize="fp32")
+    int8 = ONNXChecker(None)
+    ctx = (EXAMPLE / "answer.context.md").read_text()
+    sentences = [s.strip() for s in (EXAMPLE / "answer.md").read_text().replace("\n", " ").split(". ") if len(s) > 20]
+    premises = [ctx, ctx[:400], ctx[200:900]] * len(sentences)
+    hypotheses = [s for s in sentences for _ in range(3)]
+    r, t, q = (c.score_pairs(premises, hypotheses) for c in (rebuilt, trained, int8))
+    assert (r.argmax(1) == q.argmax(1)).all() and (r.argmax(1) == t.argmax(1)).all()
+    assert np.abs(r - q).mean() < np.abs(t - q).mean()  # the graph's own weights: closer to it
+    # here: rebuilt vs trained max 0.14 / mean 0.011; rebuilt vs graph 0.10 / 0.016; trained vs graph 0.11 / 0.019
+    assert np.abs(r - t).max() < 0.2 and np.abs(r - t).mean() < 0.02
+    assert np.abs(r - q).max() < 0.15 and np.abs(r - q).mean() < 0.03
+    # every parameter came from the graph: none left at its random initialisation
+    probe = NLIChecker(None, quantize="fp32")
+    assert all(np.array_equal(a.detach().numpy(), b.detach().numpy())
+               for a, b in zip(probe.model.parameters(), rebuilt.model.parameters()))
+
+
+def test_a_graph_that_lacks_a_weight_is_a_one_line_model_error(tmp_path):
+    pytest.importorskip("torch")
+    import onnx
+
+    from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR, NLIChecker
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        (folder / name).write_bytes((DEFAULT_MODEL_DIR / name).read_bytes())
+    graph = onnx.load(str(DEFAULT_MODEL_DIR / "model.int8.onnx"))
+    kept = [t for t in graph.graph.initializer if t.name != "inner.classifier.bias"]
+    del graph.graph.initializer[:]
+    graph.graph.initializer.extend(kept)
+    onnx.save(graph, str(folder / "model.int8.onnx"))
+    with pytest.raises(ModelError, match=r"cannot rebuild the checker's weights .*missing: classifier.bias"):
+        NLIChecker(str(folder), quantize="fp32")
+    (folder / "model.int8.onnx").write_bytes(b"not a graph")
+    with pytest.raises(ModelError, match="not a readable ONNX graph"):
+        NLIChecker(str(folder), quantize="fp32")
 
 
 @pytest.mark.slow

@@ -17,6 +17,8 @@ import sweep  # noqa: E402
 from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR  # noqa: E402
 from faithlint.train.training import _encode, encode_pairs  # noqa: E402
 
+TRAINED = ROOT / "training" / "checker"  # sweep's default --base: the checker's trained weights
+
 
 @pytest.fixture(scope="module")
 def tok():  # type: ignore[no-untyped-def]
@@ -121,7 +123,7 @@ def test_sweep_runs_end_to_end_on_the_cpu(tmp_path: Path) -> None:
     from safetensors.torch import load_file
     from transformers import AutoModelForSequenceClassification
 
-    model = AutoModelForSequenceClassification.from_pretrained(str(DEFAULT_MODEL_DIR))
+    model = AutoModelForSequenceClassification.from_pretrained(str(TRAINED))
     state = load_file(str(joined))
     assert set(state) == set(model.state_dict())
     assert any(not state[k].float().equal(v.float()) for k, v in model.state_dict().items())  # it trained
@@ -248,7 +250,7 @@ def test_sent_back_weights_without_the_frozen_embeddings_rebuild_the_model(tmp_p
                     "--final", str(final)], check=True, capture_output=True, timeout=300)
     rebuilt, trained = load_file(str(final / "model.safetensors")), load_file(str(work / "d2" / "model.safetensors"))
     assert set(rebuilt) == set(trained) and all(rebuilt[k].equal(trained[k]) for k in trained)
-    base = load_file(str(DEFAULT_MODEL_DIR / "model.safetensors"))
+    base = load_file(str(TRAINED / "model.safetensors"))
     assert rebuilt[sweep.FROZEN].equal(base[sweep.FROZEN])  # frozen: the base's, as sent
     assert any(not rebuilt[k].equal(base[k]) for k in base)  # the rest trained
 

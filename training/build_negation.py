@@ -17,7 +17,7 @@ plus a replay of stage-3 rows (``training/build_real.py``), so the real-output l
     python training/build_real.py --out training/data3          # if not built yet
     python training/build_negation.py --stage3 training/data3   # -> training/data_neg/{train,calib}.jsonl
     python training/train.py --data training/data_neg --out training/runs/neg \\
-        --base faithlint/models/default --epochs 1 --lr 2e-5
+        --base training/checker --epochs 1 --lr 2e-5
 """
 
 from __future__ import annotations

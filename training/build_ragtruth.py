@@ -22,7 +22,7 @@ and the calibration-part rows as its ``calib.jsonl`` (scored after every epoch; 
     python training/build_ragtruth.py --part calib --out training/data_rt/rt_calib.jsonl
     python training/build_negation.py --replay 0 && python training/build_paraphrase.py
     python training/build_ragtruth.py --mix training/data_rt
-    python training/train.py --data training/data_rt --out training/runs/stage8 --base faithlint/models/default \
+    python training/train.py --data training/data_rt --out training/runs/stage8 --base training/checker \
         --epochs 2 --lr 2e-5 --class-balance sqrt
 """
 

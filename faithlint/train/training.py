@@ -185,7 +185,9 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     """Train and return the directory of the final Hugging Face model."""
     import numpy as np
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import AutoTokenizer, get_linear_schedule_with_warmup
+
+    from faithlint.models.checkers.graph_weights import from_pretrained
 
     device = torch_device(cfg.device)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -195,7 +197,7 @@ def train(train_rows: Sequence[dict], calib_rows: Sequence[dict], base: str, out
     torch.manual_seed(cfg.seed)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     tok = AutoTokenizer.from_pretrained(base)
-    model = AutoModelForSequenceClassification.from_pretrained(
+    model = from_pretrained(  # the bundled checker's weights are its int8 graph's (graph_weights)
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)},
         ignore_mismatched_sizes=True, dtype=torch.float32).to(device)  # the shipped model is stored in fp16
     data = _encode(tok, train_rows, cfg.max_length)

@@ -23,10 +23,11 @@ import numpy as np
 from faithlint.errors import ModelError, first_line
 from faithlint.lazy_imports import import_torch
 from faithlint.models.checkers.base import CheckerBase
+from faithlint.models.checkers.graph_weights import GRAPH, from_pretrained
 from faithlint.offline import ALLOW_DOWNLOADS, downloads_allowed
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default"  # faithlint/models/default
-WEIGHTS = "model.safetensors"
+WEIGHTS = GRAPH  # the bundled checker's only weights (its torch path rebuilds from them: graph_weights)
 MIN_PREMISE = 32  # tokens a premise keeps next to the longest hypothesis scored whole
 
 
@@ -118,7 +119,7 @@ class NLIChecker(CheckerBase):
                              f"{ALLOW_DOWNLOADS}=1 to let faithlint download it")
         try:
             torch = import_torch()  # not while spaCy's import hides it (models load beside spaCy)
-            from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+            from transformers import AutoConfig, AutoTokenizer
             from transformers.utils import logging as hf_logging
 
             hf_logging.set_verbosity_error()
@@ -139,8 +140,8 @@ class NLIChecker(CheckerBase):
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code,
                                                            local_files_only=local_only)
-            self.model = AutoModelForSequenceClassification.from_pretrained(
-                path, trust_remote_code=trust_remote_code, dtype=torch.float32, local_files_only=local_only)
+            self.model = from_pretrained(path, trust_remote_code=trust_remote_code, dtype=torch.float32,
+                                         local_files_only=local_only)
         except (OSError, ValueError) as exc:
             raise ModelError(f"cannot load model {path!r}: {first_line(exc)}") from exc
         self.model.eval()
