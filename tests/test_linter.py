@@ -342,3 +342,11 @@ def test_fl400_names_no_value_the_whole_context_says_word_for_word():
     inside = RuleContext(lt.config, point, lt._mismatches,
                          [ContextDoc("other.md", "In 12031 the TaylorSwiftian era began.")])
     assert {"Taylor Swift", "2031"} <= {f.data["value"] for f in RULE.check(judged, inside)}
+    # the first occurrence inside a longer word, a whole one later; the ends of the text; \\w as re has it
+    later = RuleContext(lt.config, point, lt._mismatches, [ContextDoc("o.md", "In 12031, then in 2031_x and 2031.")])
+    assert later.in_context("2031") and not later.in_context("203")
+    for text, value, found in [("2031", "2031", True), ("x2031", "2031", False), ("2031é", "2031", False),
+                               ("$25 million", "$25", True), ("a$25", "$25", False), ("(café)", "Café", True),
+                               ("12_5", "12", False), ("", "12", False), ("12", "", False)]:
+        assert RuleContext(lt.config, point, lt._mismatches,
+                           [ContextDoc("o.md", text)]).in_context(value) is found, (text, value)
