@@ -36,7 +36,8 @@ else:  # pragma: no cover - exercised only on 3.10
 # --- rule codes: the settings name rules, but know none; the registry in use says which exist -------------
 
 #: The built-in rules' codes, in registration order: what settings may name before any registry is in use.
-BUILTIN_RULES: tuple[str, ...] = ("FL100", "FL110", "FL200", "FL210", "FL300", "FL400", "FL001", "FL002")
+BUILTIN_RULES: tuple[str, ...] = ("FL100", "FL110", "FL200", "FL210", "FL300", "FL400", "FL410", "FL001",
+                                   "FL002")
 _registry: Collection[str] | None = None
 
 

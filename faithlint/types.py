@@ -81,6 +81,24 @@ class SourceMap:
         return (at, at)
 
 
+@dataclass(frozen=True)
+class RecordFlag:
+    """A yes/no attribute of a structured record (``"OutdoorSeating": true``, ``"BusinessParking": {"garage":
+    false}``), as the verbaliser wrote it: what FL410 compares a draft's claims with.
+
+    ``words`` names it ("garage parking"), ``aliases`` are how drafts write it ("parking garage", "garage"),
+    ``kind`` is ``"parking"`` (a mention counts in a clause about parking), ``"ambience"`` or ``"flag"``;
+    ``statement`` is the range of the verbalised text that states it and ``source`` the value's range in the file.
+    """
+
+    words: str
+    aliases: tuple[str, ...]
+    value: bool
+    kind: str
+    statement: tuple[int, int]
+    source: tuple[int, int]
+
+
 @dataclass
 class ContextDoc:
     """One context document: ``source`` is its path (or an id in batch mode).
@@ -92,6 +110,7 @@ class ContextDoc:
     source: str
     text: str
     offsets: SourceMap | None = None
+    flags: tuple[RecordFlag, ...] = ()  # a record's yes/no attributes (structured contexts; FL410)
 
     def to_source(self, start: int, end: int) -> tuple[int, int]:
         """``[start, end)`` of :attr:`text` as a range of the source file."""

@@ -108,13 +108,16 @@ def test_every_rule_is_documented_and_docs_rules_md_is_generated_from_the_regist
 
 
 @pytest.mark.slow
-def test_each_rules_documented_example_triggers_it():
-    """The examples `faithlint rule` shows are true of the bundled model."""
+def test_each_rules_documented_example_triggers_it(tmp_path):
+    """The examples `faithlint rule` shows are true of the bundled model (a record as the file it names)."""
     from faithlint import api
 
     for rule in RULES.values():
         ex = rule.example
-        res = api.check(ex.draft, ex.context, config=dict(ex.settings), markdown=False)
+        context: str | Path = ex.context
+        if ex.context_file:
+            (context := tmp_path / ex.context_file).write_text(ex.context, encoding="utf-8")
+        res = api.check(ex.draft, context, config=dict(ex.settings), markdown=False)
         assert rule.code in {f.code for f in res.findings}, (rule.code, [f.code for f in res.findings])
 
 

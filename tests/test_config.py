@@ -156,7 +156,7 @@ def test_unknown_rule_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.chdir(tmp_path)
     cfg = write(tmp_path / "faithlint.toml", "[rules.FL999]\nthreshold = 0.3\n")
     assert error_of(cfg) == ("faithlint.toml: rules.FL999: unknown rule code 'FL999' "
-                             "(known: FL100, FL110, FL200, FL210, FL300, FL400, FL001, FL002)")
+                             "(known: FL100, FL110, FL200, FL210, FL300, FL400, FL410, FL001, FL002)")
     cfg = write(tmp_path / "faithlint.toml", "select = ['XY1']\n")
     assert "select: item 0: 'XY1' is not a rule code or prefix" in error_of(cfg)
 

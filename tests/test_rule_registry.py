@@ -64,7 +64,7 @@ def test_the_documented_example_rule_is_one_file_registered_and_used(example_rul
 
 def test_config_knows_only_registered_codes():
     with pytest.raises(ConfigError, match=r"rules\.QT100: unknown rule code 'QT100' \(known: FL100, FL110, "
-                                          r"FL200, FL210, FL300, FL400, FL001, FL002\)"):
+                                          r"FL200, FL210, FL300, FL400, FL410, FL001, FL002\)"):
         merge_overrides(Config(), {"rules": {"QT100": {}}}, "faithlint.toml")
     with pytest.raises(ConfigError, match="'QT' is not a rule code or prefix"):
         merge_overrides(Config(), {"select": ["QT"]}, "faithlint.toml")
@@ -193,4 +193,4 @@ def test_the_settings_alone_know_the_built_in_rules_and_faithlint_config_the_reg
             "assert known_rules() is sys.modules['faithlint.rules.registry'].RULES\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == ("x: rules.QT100: unknown rule code 'QT100' (known: FL100, FL110, FL200, FL210, FL300, FL400, "
-                   "FL001, FL002)\n")
+                   "FL410, FL001, FL002)\n")

@@ -103,6 +103,46 @@ _BOOL_PHRASES = {
     "drive thru": ("has a drive-thru", "does not have a drive-thru"),
     "has TV": ("has a TV", "does not have a TV"),
 }
+# how overviews write a yes/no attribute (its words as attribute_words gives them, lower case), for FL410
+_FLAG_ALIASES = {
+    "wi-fi": ("wi-fi", "wifi", "wi fi", "wireless internet"),
+    "wifi": ("wi-fi", "wifi", "wi fi", "wireless internet"),
+    "take out": ("takeout", "take-out", "take out"),
+    "takeout": ("takeout", "take-out", "take out"),
+    "reservations": ("reservations", "reservation"),
+    "outdoor seating": ("outdoor seating", "outdoor dining", "outside seating", "patio seating"),
+    "delivery": ("delivery", "delivers"),
+    "caters": ("catering", "caters"),
+    "good for groups": ("good for groups", "groups", "large parties"),
+    "good for kids": ("good for kids", "kid-friendly", "kids", "children"),
+    "has tv": ("tvs", "tv", "television"),
+    "dogs allowed": ("dogs", "dog-friendly"),
+    "wheelchair accessible": ("wheelchair",),
+    "bike parking": ("bike parking", "bike racks", "bike rack", "bicycle parking"),
+    "drive thru": ("drive-thru", "drive thru", "drive-through"),
+    "accepts credit cards": ("credit cards", "credit card"),
+}
+# ambience words too loose to hold a draft to: "casual" reads as "casual dining" of any place (on RAGTruth's
+# training and calibration overviews, 8 of 12 FL410 findings on "casual" were faithful sentences)
+_LOOSE_AMBIENCE = ("casual",)
+
+
+def flag_aliases(words: str, kind: str) -> tuple[str, ...]:
+    """How drafts write a yes/no attribute: ``kind`` "parking" for a key of a parking map ("garage" ->
+    "garage parking", "parking garage", "garage"), "ambience" for one of an ambience map ("divey" -> "divey",
+    "dive"; () for words too loose to judge by), "flag" for any other ("RestaurantsTakeOut" -> "takeout",
+    "take-out", "take out")."""
+    low = words.lower()
+    if kind == "parking":
+        return (f"{low} parking", f"parking {low}", low)
+    if kind == "ambience":
+        return () if low in _LOOSE_AMBIENCE else (low, "dive") if low == "divey" else (low,)
+    if low in _FLAG_ALIASES:
+        return _FLAG_ALIASES[low]
+    forms = {low, low.replace("-", " "), low.replace(" ", "-")}
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
 # first words of a yes/no name that make it no noun ("open late": "Its open late: no")
 _NOT_NOUNS = ("open", "closed", "late", "early", "available", "new", "used", "in", "on", "out", "at", "for")
 # attribute words that read as an adjective of the subject ("vegan" -> "It is vegan")

@@ -36,6 +36,7 @@ from faithlint.inputs.record_phrases import (
     bool_phrase,
     counted,
     day_name,
+    flag_aliases,
     header_unit,
     is_prose,
     key_words,
@@ -48,7 +49,7 @@ from faithlint.inputs.record_phrases import (
 )
 from faithlint.inputs.record_summary import Labelled, number_word, review_spread, table_facts
 from faithlint.inputs.structured_parse import Node, Src, parse_structured, python_literal
-from faithlint.types import ContextDoc, SourceMap
+from faithlint.types import ContextDoc, RecordFlag, SourceMap
 
 STRUCTURED_EXTENSIONS: tuple[str, ...] = (".json", ".yaml", ".yml", ".csv", ".tsv")
 # a record's paragraph grows to about one evidence piece (evidence.PIECE_TOKENS, ~4 characters a token), then
@@ -95,6 +96,10 @@ class _Subject:
     src: Src | None
 
 
+# maps whose yes/no keys are the record's own properties ("attributes": {"OutdoorSeating": false}), for FL410
+OWN_FLAG_MAPS = ("attributes", "amenities", "features", "facilities", "services")
+
+
 class Verbaliser:
     """Writes a :class:`Node` tree as paragraphs of sentences into a text with a source map."""
 
@@ -103,10 +108,24 @@ class Verbaliser:
         self.source = source  # the file's name: "hotels.csv" says what a row is
         self.first_column = ""  # a CSV table's first header: its cell names a row that has no name column
         self.review = False  # writing one review of a list of reviews
+        self.flags: list[tuple[str, RecordFlag]] = []  # the yes/no attributes written, by subject, for FL410
 
     def run(self, root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
         self._top(root)
         return self.w.text(), tuple(self.w.segs)
+
+    def _flag(self, subject: _Subject, words: str, kind: str, value: bool, start: int, src: Src) -> None:
+        """Remember a yes/no attribute of ``subject`` whose sentence was just written from ``start`` (a review's
+        are the customer's, not the record's)."""
+        aliases = flag_aliases(words, kind)
+        if aliases and not self.review:
+            shown = f"{words.lower()} parking" if kind == "parking" else words
+            self.flags.append((subject.text, RecordFlag(shown, aliases, value, kind, (start, self.w.pos), src)))
+
+    def record_flags(self) -> tuple[RecordFlag, ...]:
+        """The yes/no attributes, where the context is one record: a draft's sentence names no row of a table,
+        so one row's flags cannot judge it."""
+        return tuple(f for _, f in self.flags) if len({s for s, _ in self.flags}) == 1 else ()
 
     def _new_paragraph(self) -> None:
         self.w.paragraph_break = True
@@ -351,18 +370,24 @@ class Verbaliser:
             yes = [Node("scalar", c.start, c.end, True, key_words(k)) for k, c in flags if c.value]
             no = [Node("scalar", c.start, c.end, False, key_words(k)) for k, c in flags if not c.value]
             low = words.lower()
+            start = self.w.pos
             if low.endswith("parking"):  # "It has street and lot parking and no garage or valet parking."
                 pieces = [(" has ", key_src), *_joined(yes, child.src), (" parking", key_src)] if yes else []
                 if no:
                     pieces += [(" and no " if yes else " has no ", key_src), *_joined(no, child.src, "or"),
                                (" parking", key_src)]
                 self._sentence(subject, first, pieces, "", key_src, "It")
+                for k, c in flags:
+                    self._flag(subject, key_words(k), "parking", c.value, start, c.src)
                 return True
             if low in ("ambience", "ambiance", "atmosphere", "vibe", "style", "noise"):  # adjectives
                 pieces = [(" is ", key_src), *_joined(yes, child.src)] if yes else []
                 if no:
                     pieces += [(", not " if yes else " is not ", key_src), *_joined(no, child.src, "or")]
                 self._sentence(subject, first, pieces, words, key_src, "Its")
+                if low in ("ambience", "ambiance", "atmosphere", "vibe"):
+                    for k, c in flags:
+                        self._flag(subject, key_words(k), "ambience", c.value, start, c.src)
                 return True
             verb = "include" if plural(words) else "includes"
             pieces = [(f" {verb} ", key_src), *_joined(yes, child.src)] if yes else []
@@ -370,6 +395,9 @@ class Verbaliser:
                 pieces += [(" and does not include " if yes else f" {'do' if plural(words) else 'does'} not include ",
                             key_src), *_joined(no, child.src, "or")]
             self._sentence(subject, first, pieces, words, key_src, "Its")
+            if low in OWN_FLAG_MAPS:  # the record's own yes/no properties ("GoodForMeal": {"dinner": ...} is not)
+                for k, c in flags:
+                    self._flag(subject, attribute_words(k), "flag", c.value, start, c.src)
             return True
         return False
 
@@ -411,21 +439,29 @@ class Verbaliser:
         elif isinstance(value, bool) and flag:
             verb, rest = low.split("_", 1)
             neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
+            start = self.w.pos
             self._sentence(subject, first, [(f" {verb if value else neg} {key_words(rest)}", child.src)], "",
                            key_src, "It")
+            self._flag(subject, key_words(rest), "flag", value, start, child.src)
         elif isinstance(value, str) and words.lower() == "wi-fi":  # "WiFi": "free"; drafts write both spellings
             has = text.lower() not in ("no", "none", "false")
             rest = f" offers {text} Wi-Fi ({text} WiFi)" if has else " does not offer Wi-Fi (no WiFi)"
+            start = self.w.pos
             self._sentence(subject, first, [(rest, child.src)], "", key_src, "It")
+            self._flag(subject, "Wi-Fi", "flag", has, start, child.src)
         elif isinstance(value, str) and text.lower() in ("yes", "no", "none", "y", "n") and \
                 (phrase := bool_phrase(key, text.lower() in ("yes", "y")))[0]:  # WiFi: u'no'
+            start = self.w.pos
             self._sentence(subject, first, [(phrase[1], child.src)], "", key_src, phrase[0])
+            self._flag(subject, words, "flag", text.lower() in ("yes", "y"), start, child.src)
         elif isinstance(value, bool):
             lead, rest = bool_phrase(key, value)
+            start = self.w.pos
             if lead:
                 self._sentence(subject, first, [(rest, child.src)], "", key_src, lead)
             else:
                 self._sentence(subject, first, [(": " + text, child.src)], words, key_src, "Its")
+            self._flag(subject, words, "flag", value, start, child.src)
         elif low in VERB_KEYS:
             self._sentence(subject, first, [(f" {VERB_KEYS[low]} ", key_src), (text, child.src)], "", key_src, "It")
         elif (noun := counted(words, value)) is not None:  # "review_count": 58 -> "It has 58 reviews."
@@ -528,9 +564,11 @@ def verbalise(root: Node, source: str = "") -> tuple[str, tuple[tuple[int, int, 
 
 
 def structured_doc(source: str, text: str, suffix: str) -> ContextDoc:
-    """A context document whose ``text`` verbalises the structured ``text`` (offsets into ``text``)."""
-    out, segs = verbalise(parse_structured(text, source, suffix), source)
-    return ContextDoc(source=source, text=out, offsets=SourceMap(text, segs))
+    """A context document whose ``text`` verbalises the structured ``text`` (offsets into ``text``), with the
+    record's yes/no attributes (:class:`~faithlint.types.RecordFlag`, for FL410)."""
+    writer = Verbaliser(source)
+    out, segs = writer.run(parse_structured(text, source, suffix))
+    return ContextDoc(source=source, text=out, offsets=SourceMap(text, segs), flags=writer.record_flags())
 
 
 def context_from_string(source: str, text: str) -> ContextDoc:

@@ -34,6 +34,7 @@ class RuleExample:
     context: str
     draft: str
     settings: dict[str, Any] = field(default_factory=dict)
+    context_file: str = ""  # the context is this file's content ("place.json": a record, verbalised)
 
 
 @dataclass

@@ -61,7 +61,8 @@ def _example(rule: Rule, indent: str) -> list[str]:
     ex = rule.example
     if ex is None:
         return []
-    out = [f"{indent}context: {ex.context}", f"{indent}draft:   {ex.draft}"]
+    label = f"context ({ex.context_file})" if ex.context_file else "context"
+    out = [f"{indent}{label}: {ex.context}", f"{indent}draft:{' ' * (len(label) - 4)}{ex.draft}"]
     if ex.settings:
         out.append(f"{indent}with:    " + ", ".join(f"{k} = {_toml(v)}" for k, v in ex.settings.items()))
     return out
@@ -123,7 +124,8 @@ def as_dict(rule: Rule) -> dict[str, Any]:
             "threshold_on": rule.threshold and rule.threshold.on or None,
             "units": list(rule.units), "scope": rule.scope,
             "explanation": rule.explanation.strip(),
-            "example": None if ex is None else {"context": ex.context, "draft": ex.draft, "settings": ex.settings},
+            "example": None if ex is None else {"context": ex.context, "draft": ex.draft, "settings": ex.settings,
+                                                "context_file": ex.context_file or None},
             "suppress": [c.format(code=rule.code) for c, _ in SUPPRESSIONS], "url": rule.url}
 
 

@@ -23,6 +23,7 @@ from faithlint.rules.operating_point import OperatingPoint
 BUILTIN = ("faithlint.rules.fl100_contradiction", "faithlint.rules.fl110_contradicted_claim",
            "faithlint.rules.fl200_unsupported", "faithlint.rules.fl210_unsupported_claim",
            "faithlint.rules.fl300_low_faithfulness", "faithlint.rules.fl400_absent_value",
+           "faithlint.rules.fl410_record_attribute",
            "faithlint.rules.fl001_unused_suppression", "faithlint.rules.fl002_unknown_suppression_code")
 ENTRY_POINT_GROUP = "faithlint.rules"
 _CODE = re.compile(r"^[A-Z]{1,4}[0-9]{2,4}$")
