@@ -4,7 +4,8 @@ lacks (or has).
 Overviews written from structured records state many yes/no attributes in one sentence ("offers outdoor seating,
 Wi-Fi and valet parking"); the checker reads such a sentence against a verbalised attribute list ("it has lot
 parking and no garage, street, validated or valet parking") and passed most wrong ones: on RAGTruth's calibration
-part 13 of the 34 labelled data-to-text sentences it missed were attribute conflicts. The record holds the answer
+part 13 of the 34 labelled data-to-text sentences it missed were attribute conflicts (FL410 adds 11 flagged
+sentences there, 10 of them labelled hallucinated). The record holds the answer
 (:class:`~faithlint.types.RecordFlag`, from the verbaliser), so it is compared deterministically: a mention of the
 attribute in the sentence (its aliases: "Wi-Fi"/"WiFi", "parking garage"/"garage parking"), its polarity in its
 clause (a negation before it — "does not offer takeout or Wi-Fi" — or right after — "valet parking is not
