@@ -61,6 +61,10 @@ def test_the_verbaliser_keeps_the_records_flags_linked_to_their_values(record_fi
     ("Not only does it have outdoor seating, it has a bar.", True),
     ("It has no Wi-Fi, but it has outdoor seating.", True),  # the negation stays in its clause
     ("While they do not take reservations, they offer outdoor seating.", True),
+    ("Garage parking and outdoor seating are not available.", False),  # the subject of a negated predicate
+    ("It offers outdoor seating, which is not common here.", True),
+    ("Although it has no Wi-Fi, outdoor seating is available.", True),
+    ("It does not take reservations and all outdoor seating is covered.", True),
 ])
 def test_polarity_is_read_within_the_clause(sentence: str, said: bool) -> None:
     flag = next(f for f in context_from_string("c", json.dumps(RECORD)).flags if f.words == "outdoor seating")

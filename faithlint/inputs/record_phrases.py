@@ -61,12 +61,25 @@ def clock(hour: str, minute: str | None, meridiem: str | None) -> str:
     return f"{h}:{m:02d} {half}" if m else f"{h} {half}"
 
 
-def time_range(text: str) -> str | None:
-    """``"11:0-22:0"``/``"9am - 5pm"`` -> ``"from 11 AM to 10 PM"``/``"from 9 AM to 5 PM"``; else None."""
+def clock24(hour: str, minute: str | None, meridiem: str | None) -> str:
+    """The same time on a 24-hour clock: "22:0" -> "22:00", "9", "pm" -> "21:00", "0:0" -> "0:00"."""
+    h, m = int(hour), int(minute or 0)
+    if meridiem:
+        h = h % 12 + (12 if meridiem.lower().startswith("p") else 0)
+    return f"{h % 24}:{m:02d}"
+
+
+def time_range(text: str, both_clocks: bool = False) -> str | None:
+    """``"11:0-22:0"``/``"9am - 5pm"`` -> ``"from 11 AM to 10 PM"``/``"from 9 AM to 5 PM"``; else None.
+
+    ``both_clocks`` adds the 24-hour times ("from 4:45 PM to 8 PM (16:45-20:00)"): overviews write either, and the
+    checker and the grounding stage's number check read the digits as written (RAGTruth's faithful overviews that
+    wrote "16:45 to 20:00" or "11:00 AM" were flagged for numbers absent from "4:45 PM", "11 AM")."""
     m = _TIME_RANGE.fullmatch(text)
     if m is None or not (m.group(2) or m.group(3)) or not (m.group(5) or m.group(6)):
         return None  # "3-5" is a count range, not hours
-    return f"from {clock(*m.group(1, 2, 3))} to {clock(*m.group(4, 5, 6))}"
+    span = f"from {clock(*m.group(1, 2, 3))} to {clock(*m.group(4, 5, 6))}"
+    return f"{span} ({clock24(*m.group(1, 2, 3))}-{clock24(*m.group(4, 5, 6))})" if both_clocks else span
 
 
 def attribute_words(key: str) -> str:

@@ -316,7 +316,7 @@ class Verbaliser:
                 else f"From {days[0]} to {days[-1]}"
             value = run[0][2]
             text = value.text
-            span = time_range(text) if hours else None
+            span = time_range(text, both_clocks=True) if hours else None
             if value.value is None or text == "":
                 pieces: Pieces = [(f" {words} are not given", value.src)]
             elif hours and _all_day(text) and len(around) < len(child.items):  # "0:0-0:0" beside other hours
@@ -495,7 +495,7 @@ class Verbaliser:
         elif isinstance(value, str) and low in ("state", "state_code") and text.upper() in US_STATES:
             self._sentence(subject, first, [(" is ", key_src), (f"{US_STATES[text.upper()]} ({text})", child.src)],
                            words, key_src, "Its")
-        elif isinstance(value, str) and (span := time_range(text)) is not None:
+        elif isinstance(value, str) and (span := time_range(text, both_clocks=True)) is not None:
             self._sentence(subject, first, [(" are " if plural(words) else " is ", key_src), (span, child.src)],
                            words, key_src, "Its")
         elif isinstance(value, str) and is_prose(text):

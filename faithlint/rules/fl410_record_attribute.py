@@ -27,11 +27,17 @@ from faithlint.types import ContextDoc, Evidence, Finding, RecordFlag
 _CLAUSE = re.compile(
     r"[;:]|,?\s+(?:but|while|whereas|although|though|yet)\s+|,\s*however,?\s+|"
     r",\s+(?=(?:they|it|there|the\s+\w+|customers|guests|visitors|diners|patrons)\s)|"
-    r",?\s+and\s+(?=(?:(?:it|they|there|the\s+\w+)\s+)?(?:also\s+)?(?:has|have|offers?|provides?|is|are|takes?|"
-    r"accepts?|allows?|features?|includes?)\b)", re.IGNORECASE)
+    r",?\s+and\s+(?=(?:[\w-]+\s+){0,3}?(?:also\s+)?(?:has|have|offers?|provides?|is|are|takes?|accepts?|allows?|"
+    r"features?|includes?)\b)", re.IGNORECASE)
+# a sentence that opens with a subordinate clause ("While it has no Wi-Fi, ...") ends that clause at its comma
+_OPENER = re.compile(r"\s*(?:while|although|though|whereas|despite|since)\b[^,;]*,", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|none|unavailable|cannot)\b|n't\b",
                        re.IGNORECASE)
 _NEGATED_AFTER = re.compile(r"\s*(?:(?:is|are|was|were)(?:\s+not|n't)\b|(?:not|unavailable)\b)", re.IGNORECASE)
+_NEGATED_PREDICATE = re.compile(r"\b(?:is|are|was|were)(?:\s+not|n't)\b|\bnot\s+(?:available|offered|provided|"
+                                r"allowed|accepted|an\s+option)\b|\bunavailable\b", re.IGNORECASE)
+_VERB = re.compile(r"\b(?:has|have|had|offers?|offered|provides?|provided|includes?|features?|takes?|accepts?|"
+                   r"allows?|serves?|boasts?|is|are|can|does|do)\b", re.IGNORECASE)
 # clauses about the data or the reviews, not about the place
 _ABOUT = re.compile(r"\b(?:information|mention\w*|specif\w*|data|details?|listed|indicat\w*|known|unclear|unsure|"
                     r"reviews?|reviewers?|praised?|complain\w*|said|says|noted|according|attributes?)\b",
@@ -40,9 +46,13 @@ _LOT_OF = re.compile(r"\ba\s+lot\s+of\b|\blots\s+of\b", re.IGNORECASE)
 
 
 def clauses(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, clause) pieces of a sentence at contrasts and new verb phrases."""
+    """(offset, clause) pieces of a sentence at contrasts, new verb phrases and after an opening subordinate
+    clause."""
     at = 0
-    for m in _CLAUSE.finditer(text):
+    if opener := _OPENER.match(text):
+        yield 0, text[:opener.end() - 1]
+        at = opener.end()
+    for m in _CLAUSE.finditer(text, at):
         yield at, text[at:m.start()]
         at = m.end()
     yield at, text[at:]
@@ -61,10 +71,14 @@ def mention(clause: str, flag: RecordFlag) -> re.Match[str] | None:
 
 
 def asserted(clause: str, m: re.Match[str]) -> bool:
-    """Whether the clause says the attribute is there (no negation before the mention, none right after it;
-    "not only" is no negation)."""
+    """Whether the clause says the attribute is there: no negation before the mention ("not only" is none) and,
+    where the mention is the clause's subject (no verb before it), no negated predicate after it ("garage parking
+    and valet service are not available")."""
     before = re.sub(r"\bnot\s+only\b", "", clause[:m.start()], flags=re.IGNORECASE)
-    return not _NEGATION.search(before) and not _NEGATED_AFTER.match(clause[m.end():])
+    after = clause[m.end():]
+    if _NEGATION.search(before) or _NEGATED_AFTER.match(after):
+        return False
+    return bool(_VERB.search(before)) or not _NEGATED_PREDICATE.search(after)
 
 
 def named_elsewhere(doc: ContextDoc, flag: RecordFlag) -> bool:
