@@ -98,7 +98,7 @@ class RuleSettings(BaseModel):
     severity: Literal["error", "warning", "info"] | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     # the threshold for one kind of context; wins over ``threshold`` there
-    by_context: dict[ContextKind, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
+    by_context: dict[ContextKind, Annotated[float, Field(ge=0.0, le=1.0)]] | None = None
 
 
 class PairRule(BaseModel):
@@ -261,7 +261,7 @@ class Config(BaseModel):
         settings = self.rules.get(code)  # type: ignore[call-overload]
         if settings is None:
             return default
-        if kind is not None and kind in settings.by_context:
+        if kind is not None and settings.by_context and kind in settings.by_context:
             return settings.by_context[kind]
         return settings.threshold if settings.threshold is not None else default
 
