@@ -86,6 +86,11 @@ def _check_placeholders(pattern: str) -> str:
     return pattern
 
 
+#: The kinds of context a calibrated operating point may differ by (``faithlint.rules.operating_point.context_kind``).
+ContextKind = Literal["records", "question", "prose"]
+CONTEXT_KINDS: tuple[ContextKind, ...] = ("records", "question", "prose")
+
+
 class RuleSettings(BaseModel):
     """Per-rule overrides; ``None`` means "the rule's own default"."""
 
@@ -93,6 +98,8 @@ class RuleSettings(BaseModel):
 
     severity: Literal["error", "warning", "info"] | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    # the threshold for one kind of context; wins over ``threshold`` there
+    by_context: dict[ContextKind, Annotated[float, Field(ge=0.0, le=1.0)]] | None = None
 
 
 class PairRule(BaseModel):
@@ -249,10 +256,15 @@ class Config(BaseModel):
         settings = self.rules.get(code)  # type: ignore[call-overload]
         return settings.severity if settings and settings.severity else default
 
-    def threshold_for(self, code: str, default: float) -> float:
-        """``rules.CODE.threshold`` where set, else ``default`` (``faithlint.rules.RULES.operating_point``)."""
+    def threshold_for(self, code: str, default: float, kind: ContextKind | None = None) -> float:
+        """``rules.CODE.by_context.KIND`` where set for ``kind`` (the kind of context checked against), else
+        ``rules.CODE.threshold`` where set, else ``default`` (``faithlint.rules.RULES.operating_point``)."""
         settings = self.rules.get(code)  # type: ignore[call-overload]
-        return settings.threshold if settings and settings.threshold is not None else default
+        if settings is None:
+            return default
+        if kind is not None and settings.by_context and kind in settings.by_context:
+            return settings.by_context[kind]
+        return settings.threshold if settings.threshold is not None else default
 
 
 def _longest_prefix(code: str, prefixes: list[str]) -> int:
@@ -377,6 +389,8 @@ def _format_error(err: Any, table: str | None = None, origins: dict[str, str] | 
     if kind == "extra_forbidden" and loc:
         section = ".".join(x for x in (table, _loc_str(loc[:-1])) if x)
         return f"unknown key '{loc[-1]}'" + (f" in [{section}]" if section else "")
+    if len(loc) > 3 and loc[-1] == "[key]":  # a key of a table below a rule's ("rules.FL200.by_context.tables")
+        loc = loc[:-1]
     where = ".".join(x for x in (table, _loc_str(loc)) if x)
     msg = str(err.get("msg", "invalid value"))
     if len(loc) == 3 and loc[0] == "rules" and loc[-1] == "[key]":

@@ -7,9 +7,9 @@ import json
 import pytest
 from fakes import KeywordChecker
 
-from faithlint.config import Config
+from faithlint.config import CONTEXT_KINDS, Config
 from faithlint.document.sentences import SentenceSplitter
-from faithlint.errors import ModelError
+from faithlint.errors import ConfigError, ModelError
 from faithlint.evidence.grounding import (
     FEATURES,
     FILE,
@@ -20,9 +20,11 @@ from faithlint.evidence.grounding import (
     rescored,
 )
 from faithlint.evidence.relevance import LexicalRelevance
+from faithlint.inputs.structured import context_from_string
 from faithlint.monitor.monitor import rescored as monitor_rescored
 from faithlint.pipeline.linter import Linter, load_checker
 from faithlint.report.records import result_to_dict
+from faithlint.rules.operating_point import context_kind
 from faithlint.rules.values import ValueExtractor
 from faithlint.types import ContextDoc
 
@@ -146,6 +148,74 @@ def test_configured_thresholds_win_over_the_models_and_off_restores_the_checkers
     assert off.sentences[0].score == off.sentences[1].score  # the keyword checker's own verdict on both
     plain = linter(Grounded(None)).check(DRAFT, ctx, markdown=False)
     assert [s.score for s in plain.sentences] == [s.score for s in off.sentences]
+
+
+@pytest.mark.parametrize(("context", "query", "kind"), [
+    ([context_from_string("rows#context[0]", '{"name": "Luna Grill", "stars": 4.5}')], "What is it?", "records"),
+    ([ContextDoc("ctx.md", CONTEXT)], "how to fold a quilt", "question"),
+    ([ContextDoc("ctx.md", CONTEXT)], "When did the library reopen?", "question"),
+    ([ContextDoc("ctx.md", CONTEXT)], "Summarize the following news.", "prose"),
+    ([ContextDoc("ctx.md", CONTEXT)], "Please write an objective overview of the text.", "prose"),
+    ([ContextDoc("ctx.md", CONTEXT)], None, "prose"),
+    ([ContextDoc("ctx.md", CONTEXT)], "  ", "prose"),
+])
+def test_the_kind_of_context_comes_from_what_the_linter_is_given(context, query, kind):
+    assert context_kind(context, query) == kind
+
+
+def kinds(**thresholds: dict[str, float]) -> dict:
+    return {"operating_point": {"kinds": {k: {"thresholds": v} for k, v in thresholds.items()}}}
+
+
+def fl200(res) -> list[int]:
+    return [f.start for f in res.findings if f.code == "FL200"]
+
+
+def test_the_models_point_for_the_kind_of_context_and_the_settings_over_it():
+    m = model(thresholds={"FL200": 0.45}, meta=kinds(question={"FL200": 0.01}))
+    ctx = [ContextDoc("ctx.md", CONTEXT)]
+    asked = linter(Grounded(m)).check(DRAFT, ctx, query="What opened?", markdown=False)
+    told = linter(Grounded(m)).check(DRAFT, ctx, query="Summarize the following text.", markdown=False)
+    assert [s.score for s in asked.sentences] == [s.score for s in told.sentences]
+    novel = told.sentences[1]
+    assert fl200(asked) == [] and fl200(told) == [novel.start]  # prose keeps the model's shared 0.45
+    # a threshold in the settings wins over the model's for every kind, one for a kind over both
+    assert fl200(linter(Grounded(m), rules={"FL200": {"threshold": 0.45}}).check(
+        DRAFT, ctx, query="What opened?", markdown=False)) == [novel.start]
+    both = {"FL200": {"threshold": 0.01, "by_context": {"question": 0.45}}}
+    assert fl200(linter(Grounded(m), rules=both).check(DRAFT, ctx, query="What opened?", markdown=False)) == [
+        novel.start]
+    assert fl200(linter(Grounded(m), rules=both).check(DRAFT, ctx, markdown=False)) == []
+    assert Linter(Config(), checker=Grounded(m)).operating_point("question")["FL200"] == 0.01
+    assert Linter(Config(), checker=Grounded(m)).operating_point("prose")["FL200"] == 0.45
+
+
+def test_thresholds_by_kind_are_validated():
+    assert Config(rules={"FL200": {"by_context": {"records": 0.1}}}).threshold_for("FL200", 0.5, "records") == 0.1
+    with pytest.raises(ValueError, match="by_context"):
+        Config(rules={"FL200": {"by_context": {"tables": 0.1}}})
+    with pytest.raises(ValueError, match="by_context"):
+        Config(rules={"FL200": {"by_context": {"records": 1.5}}})
+    from faithlint.config import merge_overrides
+
+    with pytest.raises(ConfigError, match=r"^test: rules\.FL200\.by_context\.tables: ") as err:
+        merge_overrides(Config(), {"rules": {"FL200": {"by_context": {"tables": 0.1}}}}, "test")
+    assert "\n" not in str(err.value)
+    broken = model(meta=kinds(question=[0.1]))
+    with pytest.raises(ModelError, match=r"grounding\.json: operating_point\.kinds: "):
+        Linter(Config(), checker=Grounded(broken)).operating_point("question")
+
+
+def test_the_bundled_point_is_chosen_per_kind_of_context_on_the_calibration_part():
+    m = load_checker(None, "cpu", 192, 8).grounding
+    assert m is not None
+    point = m.meta["operating_point"]
+    assert set(point["kinds"]) == set(CONTEXT_KINDS) and "calib" in point["chosen_on"]
+    for kind, got in point["kinds"].items():
+        assert set(got["thresholds"]) == {"FL200", "FL400"}
+        lt = Linter(Config(), checker=Grounded(m))
+        assert {c: lt.operating_point(kind)[c] for c in got["thresholds"]} == got["thresholds"]
+        assert lt.operating_point(kind)["FL100"] == m.thresholds["FL100"]
 
 
 def test_grounding_setting_is_validated():

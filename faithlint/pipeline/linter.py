@@ -29,11 +29,12 @@ from faithlint.claims.aggregate import supported_share
 from faithlint.claims.extractors import extractor_for, extractor_settings, warm_up
 from faithlint.claims.units import ClaimUnit, ClaimUnits
 from faithlint.claims.verdicts import claim_result, claims_flag, deduplicated, take_claims_verdict
-from faithlint.config import Config
+from faithlint.config import Config, ContextKind
 from faithlint.document.markdown import Extracted, extract
 from faithlint.document.sentences import SentenceSplitter, Splitters, load_spacy
 from faithlint.document.units import SentenceExtractor, split_units
-from faithlint.evidence.grounding import GroundingModel, context_terms_of, ground
+from faithlint.errors import ModelError
+from faithlint.evidence.grounding import FILE, GroundingModel, context_terms_of, ground
 from faithlint.evidence.index import ContextIndex, context_file, doc_key
 from faithlint.evidence.pieces import evidence_quote
 from faithlint.evidence.selection import claim, selector_for, verbatim_evidence
@@ -59,7 +60,7 @@ from faithlint.pipeline.stats import Stats as Stats  # re-exported: it was defin
 from faithlint.rules.base import Judged, RuleContext
 from faithlint.rules.finish import finish
 from faithlint.rules.fl400_absent_value import AbsentValue
-from faithlint.rules.operating_point import OperatingPoint
+from faithlint.rules.operating_point import OperatingPoint, context_kind
 from faithlint.rules.registry import RULES
 from faithlint.types import ClaimResult, ContextDoc, DraftResult, Evidence, Finding, SentenceResult, Verdict
 from faithlint.types import scale_1_5 as scale_1_5  # re-exported: it was defined here before types.py
@@ -464,17 +465,19 @@ class Linter:
         if cancelled and cancelled():
             return result
         point = None
+        kind = context_kind(context, query)
         if self.config.monitor == "on" and context and result.sentences:
-            point = self._monitor_verdicts(result.sentences, context, query)
+            point = self._monitor_verdicts(result.sentences, context, query, kind)
         elif context and result.sentences and (model := self.grounding) is not None:
             # claims keep the checker's verdicts (their own operating point), as does a sentence judged by them
             ground(model, result.sentences, context_terms_of([doc_key(d) for d in context], context))
-            point = self.operating_point()
+            point = self.operating_point(kind)
         for s in result.sentences:
             if s.verdict_from == "claims" and s.claims:
                 take_claims_verdict(s, self.config.claim_aggregation)
         t = time.perf_counter()
-        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point, claims, context)
+        result.findings = self._findings(ex, units[:len(result.sentences)], result.sentences, point, claims, context,
+                                         kind)
         t_all += self.stats.add_ms("rules", t) - t  # the rules' time is not the results' too
         scores = [s.score for s in result.sentences]
         result.score = {"mean": float(np.mean(scores)), "min": float(np.min(scores)),
@@ -487,7 +490,7 @@ class Linter:
         return result
 
     def _monitor_verdicts(self, results: list[SentenceResult], context: Sequence[ContextDoc],
-                          query: str | None) -> OperatingPoint:
+                          query: str | None, kind: ContextKind | None = None) -> OperatingPoint:
         """Replace each unit's score by the monitor's P(faithful); returns the monitor's operating point.
 
         The checker's own probabilities stay in the verdict's features; P(contradiction) stays the
@@ -505,20 +508,25 @@ class Linter:
         for r, v in zip(units, verdicts):
             r.set_verdict([*rescored(v.p, r.probs["contradiction"]).values()])
             r.monitor = dataclasses.replace(v, marks=[]) if isinstance(r, ClaimResult) else v
-        return RULES.operating_point(cfg, monitor.model.thresholds.get(cfg.monitor_aggregator) or {})
+        return RULES.operating_point(cfg, monitor.model.thresholds.get(cfg.monitor_aggregator) or {}, kind)
 
-    def operating_point(self) -> OperatingPoint:
-        """The thresholds of this linter's sentence findings without the monitor: configured ones, else the
-        grounding model's calibrated ones where it scores sentences, else the rules' defaults."""
+    def operating_point(self, kind: ContextKind | None = None) -> OperatingPoint:
+        """The thresholds of this linter's sentence findings without the monitor: configured ones (for ``kind``, the
+        kind of context checked against: :func:`~faithlint.rules.operating_point.context_kind`), else the grounding
+        model's calibrated ones where it scores sentences (its point for ``kind`` where it has one), else the rules'
+        defaults."""
         model = self.grounding
-        return RULES.operating_point(self.config, model.thresholds if model is not None else None)
+        if model is None:
+            return RULES.operating_point(self.config, None, kind)
+        return RULES.operating_point(self.config, {**model.thresholds, **kind_thresholds(model).get(kind or "", {})},
+                                     kind)
 
     def _findings(self, ex: Extracted, units: list[Unit], results: list[SentenceResult],
                   point: OperatingPoint | None = None, claims: Sequence[list[ClaimUnit]] = (),
-                  context: Sequence[ContextDoc] = ()) -> list[Finding]:
+                  context: Sequence[ContextDoc] = (), kind: ContextKind | None = None) -> list[Finding]:
         cfg = self.config
         # with the monitor on, claims are scored by it too and take its calibrated point
-        point = RULES.operating_point(cfg) if point is None else point
+        point = RULES.operating_point(cfg, None, kind) if point is None else point
         ctx = RuleContext(cfg, point, self._mismatches, context)
         rules = [r for r in self.rules if cfg.rule_enabled(r.code)]
         sentence_rules = [r for r in rules if "sentence" in r.units]
@@ -551,6 +559,17 @@ class Linter:
     def _mismatches(self, sentence: str, evidence: list[str]) -> list[Any]:
         """FL400 values, cached: an edit elsewhere leaves this sentence and its evidence unchanged."""
         return self.values.mismatches(sentence, evidence)
+
+
+def kind_thresholds(model: GroundingModel) -> dict[str, dict[str, float]]:
+    """The grounding model's thresholds per kind of context (``operating_point.kinds.KIND.thresholds`` in its
+    ``grounding.json``, chosen by ``training/fit_point_ragtruth.py``; none: one point for every kind)."""
+    kinds = (model.meta.get("operating_point") or {}).get("kinds") or {}
+    try:
+        return {str(k): {str(c): float(t) for c, t in v["thresholds"].items()} for k, v in kinds.items()}
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{FILE}: operating_point.kinds: not thresholds by kind of context "
+                         f"({type(exc).__name__}: {exc})") from None
 
 
 def _sentence_result(u: Unit, verdict: Verdict, claims: list[ClaimResult] | None,

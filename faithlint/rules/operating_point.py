@@ -12,12 +12,32 @@ below ``rules.FL400.threshold`` (1.0 = always): it marks the value in a sentence
 A rule owns its threshold (:class:`Threshold` on the rule class); the point is every registered rule's
 threshold by code (:meth:`~faithlint.rules.registry.RuleRegistry.operating_point`), so a new threshold
 rule edits neither the settings nor this module.
+
+The calibrated point may differ by the kind of context (:func:`context_kind`): records verbalised from JSON, YAML
+or CSV, a question the draft answers, or prose the draft restates. The checker's scores mean different things on
+them (RAGTruth's QA, summaries and overviews: sentence AUROC 0.85, 0.69, 0.80), so ``grounding.json`` may hold
+thresholds per kind (``training/fit_point_ragtruth.py``: on its calibration part, 10 of the 11 answer sentences
+that FL400 alone flagged were false alarms, so for questions FL400 is reported only where FL200 is); a threshold
+set in the settings still wins, for every kind or for one (``rules.CODE.by_context``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+from faithlint.config import CONTEXT_KINDS, ContextKind
+from faithlint.types import ContextDoc
+
+__all__ = ["CONTEXT_KINDS", "OperatingPoint", "Threshold", "claim_code", "context_kind", "sentence_code"]
+
+# a request for a text about the context as a whole ("Summarize the following news.", "Write an objective overview
+# about the following business"), not a question the draft answers
+_WRITING_REQUEST = re.compile(
+    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:summari[sz]e|write|rewrite|paraphrase|condense|shorten|"
+    r"draft|compose|produce|generate|create|give\s+(?:me\s+)?an?\s+(?:summary|overview)|"
+    r"provide\s+an?\s+(?:summary|overview))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -60,6 +80,18 @@ class OperatingPoint(Mapping[str, float]):
     def replace(self, **thresholds: float) -> OperatingPoint:
         """This point with some codes' thresholds changed (``point.replace(FL200=0.4)``)."""
         return OperatingPoint({**self._thresholds, **thresholds})
+
+
+def context_kind(context: Sequence[ContextDoc], query: str | None) -> ContextKind:
+    """What kind of context a draft is checked against, from what the linter is given (never a label):
+    ``records`` where a context document is verbalised from records (JSON, YAML, CSV), else ``question`` where a
+    query is given that is not a request to write about the context as a whole ("Summarize the following news."),
+    else ``prose``."""
+    if any(doc.offsets is not None for doc in context):
+        return "records"
+    if query and query.strip() and not _WRITING_REQUEST.match(query):
+        return "question"
+    return "prose"
 
 
 def sentence_code(entailment: float, contradiction: float, point: Mapping[str, float]) -> str | None:

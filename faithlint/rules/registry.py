@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
 
-from faithlint.config import Config, use_rules
+from faithlint.config import Config, ContextKind, use_rules
 from faithlint.errors import ConfigError
 from faithlint.rules.base import Rule
 from faithlint.rules.operating_point import OperatingPoint
@@ -83,9 +83,11 @@ class RuleRegistry(Mapping[str, Rule]):
         self._load()
         return len(self._rules)
 
-    def operating_point(self, config: Config, calibrated: Mapping[str, float] | None = None) -> OperatingPoint:
-        """Every registered rule's threshold: configured (``rules.CODE.threshold``), else ``calibrated``'s (the
-        grounding model's or the monitor's calibrated point; None: there is none), else the rule's default.
+    def operating_point(self, config: Config, calibrated: Mapping[str, float] | None = None,
+                        kind: ContextKind | None = None) -> OperatingPoint:
+        """Every registered rule's threshold: configured (``rules.CODE.by_context`` for ``kind``, the kind of
+        context checked against, else ``rules.CODE.threshold``), else ``calibrated``'s (the grounding model's
+        point for that kind or the monitor's calibrated point; None: there is none), else the rule's default.
 
         In a calibrated point a rule it names no threshold for takes that of its ``calibrated_as`` rule (the
         claim rules take their sentence rules'), as that rule ends up configured or calibrated.
@@ -100,9 +102,9 @@ class RuleRegistry(Mapping[str, Rule]):
             if calibrated is not None and threshold.calibrated_as is not None and code not in given:
                 follow.append((code, threshold.calibrated_as, threshold.default))
             else:
-                out[code] = config.threshold_for(code, given.get(code, threshold.default))
+                out[code] = config.threshold_for(code, given.get(code, threshold.default), kind)
         for code, other, default in follow:
-            out[code] = config.threshold_for(code, out.get(other, default))
+            out[code] = config.threshold_for(code, out.get(other, default), kind)
         return OperatingPoint(out)
 
 
