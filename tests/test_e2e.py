@@ -151,17 +151,17 @@ def test_a_bare_answer_to_a_query_is_checked(tmp_path, capsys):
     draft = tmp_path / "a.md"
     q = "How much did the renovation cost?"
     draft.write_text("$15 million.\n")
-    assert cli.main(["check", str(draft), "--query", q, "--format", "json"]) == 0
-    r = json.loads(capsys.readouterr().out)["results"][0]
-    assert [s["text"] for s in r["sentences"]] == ["$15 million."]
-    # the sentence is doubted (stage 8: FL300, info, score about 0.4); against a question FL400 is reported only
-    # where FL200 is (the point for questions, grounding.json: 10 of 11 such warnings were false alarms on RAGTruth)
-    assert {f["code"]: f["severity"] for f in r["findings"]} == {"FL300": "info"}
-    # a threshold for questions in the settings brings the wrong figure's warning back
-    (tmp_path / "faithlint.toml").write_text("[rules.FL400]\nby_context = { question = 0.5 }\n")
     assert cli.main(["check", str(draft), "--query", q, "--format", "json"]) == 1
     r = json.loads(capsys.readouterr().out)["results"][0]
-    assert {f["code"]: f["severity"] for f in r["findings"]} == {"FL300": "info", "FL400": "warning"}
+    assert [s["text"] for s in r["sentences"]] == ["$15 million."]
+    # the wrong figure is a warning (FL400); the sentence is doubted (stage 8: FL300, info, score about 0.4)
+    codes = {f["code"]: f["severity"] for f in r["findings"]}
+    assert codes["FL400"] == "warning" and codes.keys() & {"FL200", "FL300"}
+    # a threshold for questions in the settings moves FL400 there alone (below 0.1: not at this score)
+    (tmp_path / "faithlint.toml").write_text("[rules.FL400]\nby_context = { question = 0.1 }\n")
+    assert cli.main(["check", str(draft), "--query", q, "--format", "json"]) == 0
+    r = json.loads(capsys.readouterr().out)["results"][0]
+    assert "FL400" not in {f["code"] for f in r["findings"]}
     (tmp_path / "faithlint.toml").unlink()
     draft.write_text("$12.5 million.\n")
     assert cli.main(["check", str(draft), "--query", q, "--format", "json"]) == 0

@@ -107,8 +107,8 @@ def test_a_business_listing_as_overviews_state_it() -> None:
         # "0:0-0:0" beside other hours is a closed day; a day the export leaves out is one too
         "Benchmark Eatery: on Monday it is closed: its hours are listed as 0:0-0:0, which such exports write for a "
         "day without opening hours.",
-        "Benchmark Eatery: from Tuesday to Thursday it is open from 11:30 AM to 8 PM. On Friday and Saturday it is "
-        "open from 11:30 AM to 4 PM.",
+        "Benchmark Eatery: from Tuesday to Thursday it is open from 11:30 AM to 8 PM (11:30-20:00). On Friday and "
+        "Saturday it is open from 11:30 AM to 4 PM (11:30-16:00).",
         "Benchmark Eatery: it is closed on Sunday: no hours are listed for that day. It is open five days a week, from "
         "Tuesday to Saturday. Its opening hours vary by day.",
         "The attributes of Benchmark Eatery: it offers takeout (take-out). It does not take reservations. It offers "

@@ -161,8 +161,8 @@ def test_business_listings_read_as_people_write_them() -> None:
         "The attributes of Studio Nine: dogs are allowed. Its noise level is quiet. Its price range is 2. "
         "Its ambience is casual, not romantic.",
         "The attributes of Studio Nine: it has street and lot parking and no garage parking.",
-        "Studio Nine: from Tuesday to Thursday it is open from 10 AM to 7 PM. "
-        "On Friday it is open from 9:30 AM to 5 PM. On Saturday it is closed.",
+        "Studio Nine: from Tuesday to Thursday it is open from 10 AM to 7 PM (10:00-19:00). "
+        "On Friday it is open from 9:30 AM to 5 PM (9:30-17:00). On Saturday it is closed.",
         # the week as overviews sum it up: days an export leaves out are closed days
         "Studio Nine: it is closed on Monday and Sunday: no hours are listed for those days. It is open four days a "
         "week, from Tuesday to Friday. Its opening hours vary by day.",

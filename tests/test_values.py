@@ -327,3 +327,16 @@ def test_citation_markers_are_not_values(vx: ValueExtractor, rx: ValueExtractor)
         s = "Remote work is allowed after a 90-day probation [1], up to three days a week [2, 5]."
         assert [v.text for v in ext.values(s)] == ["90-day", "three days"]
         assert ext.mismatches(s, ["After their 90-day probation, staff may work remotely three days a week."]) == []
+
+
+def test_list_item_numbers_are_no_values(vx: ValueExtractor) -> None:
+    """RAGTruth's answers run numbered steps on inline: "4." opening a sentence, or "6." after its end, numbers a
+    list item (10 of the 11 FL400 findings nothing else flagged in its calibration answers); the sentence's own
+    numbers still count, and so do numbers after an abbreviation that takes one."""
+    evidence = ["Open iTunes and sync the audiobook; it takes 2 minutes."]
+    assert vx.mismatches("4. Open iTunes and sync the audiobook.", evidence) == []
+    assert vx.mismatches("Sync the audiobook to your iPhone. 6.", evidence) == []
+    assert vx.mismatches("(3) Open iTunes.", evidence) == []
+    assert [m.value.text for m in vx.mismatches("4. Syncing takes 5 minutes.", evidence)] == ["5 minutes"]
+    assert [m.value.text for m in vx.mismatches("It is ranked No. 3.", ["It is ranked No. 2."])] == ["3"]
+    assert [m.value.text for m in vx.mismatches("It costs $3.50.", ["It costs $2.50."])] == ["$3.50"]

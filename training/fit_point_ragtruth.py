@@ -5,8 +5,9 @@ outputs are mostly hallucinated; on today's LLM output (RAGTruth: about one sent
 flags half of all sentences and gives three faithful responses in four a false alarm. This script reads the
 per-sentence dump of ``bench/eval_ragtruth.py --part calib`` (never the development part) and sweeps the FL200
 threshold on the faithfulness score. A sentence is flagged at (FL200 ``t``, FL400 ``u``) when it had an FL100 (the
-checker's own contradiction, which neither moves), its score is below ``t`` (unless it is a roll-up of a record's
-reviews, which FL200 leaves to FL300), or it has a value its evidence lacks (FL400) and its score is below ``u``.
+checker's own contradiction, which neither moves) or an FL410 (a record's attribute, deterministic), its score is
+below ``t`` (unless it is a roll-up of a record's reviews, which FL200 leaves to FL300), or it has a value its
+evidence lacks (FL400) and its score is below ``u``.
 
 The shared point: the FL200 threshold with the best flagged-sentence F1 over all sentences (ties: the lower, more
 precise threshold), FL400 at the model's (set with ``--fl400``; stage 8 chose 0.5 by comparing runs). FL300's stays
@@ -66,7 +67,7 @@ DRAWS, SEED = 1000, 0
 
 def flagged(s: dict, t: float, u: float) -> bool:
     """Is sentence ``s`` flagged at FL200 threshold ``t`` and FL400 threshold ``u``?"""
-    return ("FL100" in s["codes"] or (s["score"] < t and not s["rollup"])
+    return ("FL100" in s["codes"] or "FL410" in s["codes"] or (s["score"] < t and not s["rollup"])
             or ("FL400" in s["codes"] and s["score"] < u))
 
 

@@ -63,12 +63,27 @@ from .vocab import (
     ENTITY_LABELS,
 )
 
+# a list item's number: at the start of a sentence ("4. Determine the scale"), or after a sentence's end where an
+# inline list runs on ("... to your iPhone. 6.") — on RAGTruth's calibration answers 10 of 11 FL400 findings that
+# nothing else flagged were such numbers
+_ENUMERATOR = re.compile(r"(?:^|(?<=[.!?])\s)\s*\(?\d{1,2}[.)](?=\s|$)")
+_NUMBERED_ABBREVIATION = re.compile(
+    r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|No|Nos|Vol|Fig|pp?|ch|Ch)\.\s$")
+
+
+def enumerators(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` numbers list items; not a number after an abbreviation that takes one ("Jan. 5.", "No. 3.")."""
+    return [(m.start(), m.end()) for m in _ENUMERATOR.finditer(text)
+            if not _NUMBERED_ABBREVIATION.search(text[max(0, m.start() - 6):m.start() + 1])]
+
 
 # ------------------------------------------------------------------------------------------------ extraction
 def _analyse(text: str, doc: Any | None) -> _Analysis:
     claims = _Claims(len(text))
     for m in CITATION.finditer(text):  # "[1]" cites a source: no value of the sentence
         claims.take(m.start(), m.end())
+    for start, end in enumerators(text):  # "4." numbers a list item: no value either
+        claims.take(start, end)
     items: list[_Item] = _weekdays(text, claims)  # before NER, which takes "Fri" or "Tue" for names
     names = _regex_names(text)
     if doc is not None:
