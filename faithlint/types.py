@@ -221,8 +221,8 @@ class FindingData(TypedDict, total=False):
     """What a finding carries for fixes, code actions and hovers (each key only where the rule sets it); the JSON
     report shows it as the finding's ``data``, in the order the rule set it."""
 
-    value: str  # FL400: the draft's value the evidence lacks
-    kind: str  # FL400: its kind ("money", "date", ...)
+    value: str  # FL400: the draft's value the evidence lacks; FL410: the words that name the record's attribute
+    kind: str  # FL400: its kind ("money", "date", ...); FL410: "attribute"
     context_value: str | None  # FL400: the context's value standing where the draft's does (the fix), if any
     sentence: list[int]  # [start, end] of the whole sentence (fixes replace or delete it)
     evidence_quote: str  # the evidence sentence closest to the draft's
