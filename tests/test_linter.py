@@ -342,6 +342,17 @@ def test_fl400_names_no_value_the_whole_context_says_word_for_word():
     inside = RuleContext(lt.config, point, lt._mismatches,
                          [ContextDoc("other.md", "In 12031 the TaylorSwiftian era began.")])
     assert {"Taylor Swift", "2031"} <= {f.data["value"] for f in RULE.check(judged, inside)}
+    # in another form elsewhere in the context ("twelve", "a seven-day period"): no absent fact either; a value of
+    # the same kind that differs still is one
+    res2 = lt.check("The library UNSUP raised fees by 12% for 7 days.", CTX)
+    judged2 = Judged(lt.extractor.units(extract(res2.text), lt.config)[0], res2.sentences[0], lambda: "")
+    assert {f.data["value"] for f in RULE.check(judged2, base)} == {"12%", "7 days"}
+    other_form = RuleContext(lt.config, point, lt._mismatches,
+                             [*CTX, ContextDoc("other.md", "Fees rose twelve percent through a seven-day period.")])
+    assert [f.data["value"] for f in RULE.check(judged2, other_form)] == []
+    differs = RuleContext(lt.config, point, lt._mismatches,
+                          [*CTX, ContextDoc("other.md", "Fees rose eleven percent through a nine-day period.")])
+    assert {f.data["value"] for f in RULE.check(judged2, differs)} == {"12%", "7 days"}
     # the first occurrence inside a longer word, a whole one later; the ends of the text; \\w as re has it
     later = RuleContext(lt.config, point, lt._mismatches, [ContextDoc("o.md", "In 12031, then in 2031_x and 2031.")])
     assert later.in_context("2031") and not later.in_context("203")

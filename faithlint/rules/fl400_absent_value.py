@@ -2,9 +2,9 @@
 
 Matched deterministically (:mod:`faithlint.rules.values`), reported only where the checker doubts
 the sentence (P(entailment) below ``rules.FL400.threshold``; 1.0 = always): a value the checker is
-sure of is not flagged. Nor is a value the whole context says word for word where the sentence's evidence
-lacks it ("Taylor Swift", "100th" in a long article): on RAGTruth's faithful summaries 43 of 77 FL400
-findings were such values.
+sure of is not flagged. Nor is a value the whole context states, word for word or in another form, where the
+sentence's evidence lacks it ("Taylor Swift", "100th" in a long article; "twelve" for "12"): on RAGTruth's
+faithful summaries 43 of 77 FL400 findings were values the context says word for word.
 """
 
 from __future__ import annotations
@@ -62,8 +62,9 @@ year, month, weekday or day ("the 4th") of a date in the context, and a record's
 stars", `price: 25` = "$25", `rank: 3` = "third"). A small spelled-out count ("one VM") is flagged only against a
 count of the same thing in the evidence, never against an unrelated number. Names match in part and across spelling
 (`Smith` in `John Smith`, `Peyton Manning` in `Peyton Williams Manning`, `the U.S.` = `United States`, possessives,
-case, hyphens, `West African` for `West Africa`). A value the whole context states word for word (case and spacing
-aside) is not reported even where the sentence's evidence lacks it: the evidence missed it, the context did not.
+case, hyphens, `West African` for `West Africa`). A value the whole context states, word for word (case and spacing
+aside) or in an equivalent form ("twelve percent" for `12%`), is not reported even where the sentence's evidence
+lacks it: the evidence missed it, the context did not.
 When the evidence has a value of the same kind, the message names it and the language server offers to replace the
 draft's value with it.
 """
@@ -76,9 +77,13 @@ draft's value with it.
         if not r.windows or not (threshold >= 1.0 or r.score < threshold):
             return []
         out = []
-        for m in ctx.mismatches(r.text, [w.text for w in r.windows]):
-            if ctx.in_context(m.value.text):  # the evidence missed it, the context has it: not an absent fact
-                continue
+        # the evidence missed it, the context has it (word for word, or in another form: "twelve" for "12", "a
+        # seven-day period" for "7 days"): not an absent fact
+        found = [m for m in ctx.mismatches(r.text, [w.text for w in r.windows]) if not ctx.in_context(m.value.text)]
+        if found and ctx.context:
+            absent = {(m.value.start, m.value.end) for m in ctx.mismatches(r.text, [d.text for d in ctx.context])}
+            found = [m for m in found if (m.value.start, m.value.end) in absent]
+        for m in found:
             a, b = judged.unit.to_source(m.value.start, m.value.end)
             # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
             ctx_value = m.context_value if m.aligned else None
