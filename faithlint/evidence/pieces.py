@@ -76,6 +76,7 @@ def number_term(number: str) -> str:
     return "#" + number
 
 
+@lru_cache(maxsize=8192)  # an editor's check asks again for every unchanged sentence and context piece
 def terms(text: str) -> frozenset[str]:
     """Content words and numbers: what a piece must share with a sentence to carry its facts."""
     text = without_citations(text)

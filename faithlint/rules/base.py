@@ -7,10 +7,13 @@ operating point and the shared, cached helpers (evidence quoting, value matching
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+
+from cachetools import LRUCache, cached
 
 from faithlint.document.review_talk import holds_reviews, reports_reviews
 from faithlint.rules.common_ground import common_ground
@@ -61,6 +64,14 @@ def flat(texts: Iterable[str]) -> str:
     return " ".join(" ".join(texts).split()).casefold()
 
 
+@cached(LRUCache(16), lock=threading.Lock())
+def _values_of(text: str) -> frozenset[str]:
+    """Normalised non-name values of ``text`` (regex extraction: ~0.5 s for 10,000 words, once per text)."""
+    from faithlint.rules.values.extraction import _analyse
+
+    return frozenset(it.value.norm for it in _analyse(text, None).items if it.value.kind != "entity")
+
+
 def _word_char(c: str) -> bool:
     """What ``re``'s ``\\w`` matches (str patterns)."""
     return c.isalnum() or c == "_"
@@ -75,6 +86,14 @@ class RuleContext:
     point: OperatingPoint
     mismatches: Callable[[str, list[str]], list[Any]]  # FL400 value matching, cached by the linter
     context: Sequence[ContextDoc] = ()  # the whole context: FL400 names no value that it says word for word
+
+    @cached_property
+    def context_values(self) -> frozenset[str]:
+        """The normalised values (numbers, amounts, dates, times, quantities) the whole context states in any form
+        ("twelve percent" and "12%" are one), for FL400: read by the regex extractor, cached per context text.
+        Matching a sentence's values against the whole context the way they are matched against its evidence
+        cost ~0.2 s a sentence on a 10,000-word context."""
+        return frozenset().union(*(_values_of(doc.text) for doc in self.context))
 
     @cached_property
     def _context_text(self) -> str:

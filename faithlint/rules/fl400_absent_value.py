@@ -80,9 +80,8 @@ draft's value with it.
         # the evidence missed it, the context has it (word for word, or in another form: "twelve" for "12", "a
         # seven-day period" for "7 days"): not an absent fact
         found = [m for m in ctx.mismatches(r.text, [w.text for w in r.windows]) if not ctx.in_context(m.value.text)]
-        if found and ctx.context:
-            absent = {(m.value.start, m.value.end) for m in ctx.mismatches(r.text, [d.text for d in ctx.context])}
-            found = [m for m in found if (m.value.start, m.value.end) in absent]
+        if found and ctx.context:  # same normalised value; names keep to word for word
+            found = [m for m in found if m.value.kind == "entity" or m.value.norm not in ctx.context_values]
         for m in found:
             a, b = judged.unit.to_source(m.value.start, m.value.end)
             # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
