@@ -216,3 +216,33 @@ def test_entry_point_index_answers_as_catalogue_would():
         assert list(index.select(group=group)) == list(points.select(group=group))
     some = next(iter(points.select(group=next(iter(groups)))))
     assert list(index.select(group=some.group, name=some.name)) == [some]
+
+
+def test_a_load_looks_srsly_decoders_up_once(monkeypatch):
+    """srsly asks catalogue for its msgpack decoders before every message it reads (each of spaCy's weight
+    files); inside load_pipeline they are looked up once, and afterwards srsly asks as before."""
+    from faithlint.document.sentences import load_pipeline
+
+    try:
+        from srsly.msgpack import msgpack_decoders
+    except ImportError:
+        pytest.skip("srsly not installed")
+    calls: list[object] = []
+    real = type(msgpack_decoders).get_all
+
+    def get_all(self: object) -> object:
+        calls.append(self)
+        return real(self)
+
+    monkeypatch.setattr(type(msgpack_decoders), "get_all", get_all)
+    try:
+        nlp = load_pipeline(exclude=["lemmatizer"])
+    except (ImportError, OSError):
+        pytest.skip("spaCy pipeline not installed")
+    assert calls.count(msgpack_decoders) == 1
+    assert "get_all" not in vars(msgpack_decoders)  # srsly's own lookup again
+    assert nlp.pipe_names
+    import srsly
+
+    assert srsly.msgpack_loads(srsly.msgpack_dumps({"a": 1})) == {"a": 1}
+    assert calls.count(msgpack_decoders) == 2

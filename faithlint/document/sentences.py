@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -255,6 +256,31 @@ def blas_ops(nlp: Any) -> Any:
     return nlp
 
 
+_DECODERS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _decoders_read_once() -> Iterator[None]:
+    """srsly's msgpack decoders looked up once for the block instead of for every message read.
+
+    srsly asks catalogue for them before each message it unpacks, and catalogue copies and walks every function
+    spaCy and thinc registered to find them: ~130 times while a pipeline loads, a sixth of the load. The
+    decoders found at the start answer inside the block (one block at a time); nothing registers new ones
+    while a pipeline loads."""
+    try:
+        from srsly.msgpack import msgpack_decoders
+    except ImportError:  # an srsly without them: nothing to save
+        yield
+        return
+    with _DECODERS_LOCK:
+        found = msgpack_decoders.get_all()
+        msgpack_decoders.get_all = lambda: found  # type: ignore[method-assign]  # shadows the method
+        try:
+            yield
+        finally:
+            del msgpack_decoders.get_all
+
+
 _EMPTY_TOKENIZER = "faithlint.EmptyTokenizer.v1"
 
 
@@ -274,13 +300,14 @@ def load_pipeline(name: str = SPACY_MODEL, **kwargs: Any) -> Any:
     the same one (tests/test_sentences.py compares them) and saves a fifth of the load, all of it holding the
     GIL. A pipeline that saved no tokenizer (``exclude``) is loaded as usual."""
     spacy = import_spacy()
-    if "tokenizer" in kwargs.get("exclude", ()) or "config" in kwargs:
-        return blas_ops(spacy.load(name, **kwargs))
-    if _EMPTY_TOKENIZER not in spacy.registry.tokenizers:
-        spacy.registry.tokenizers.register(_EMPTY_TOKENIZER, func=_empty_tokenizer)
-    nlp = spacy.load(name, config={"nlp": {"tokenizer": {"@tokenizers": _EMPTY_TOKENIZER}}}, **kwargs)
-    if nlp.tokenizer.prefix_search is None:  # the pipeline saved no tokenizer: the language's own
-        return blas_ops(spacy.load(name, **kwargs))
+    with _decoders_read_once():
+        if "tokenizer" in kwargs.get("exclude", ()) or "config" in kwargs:
+            return blas_ops(spacy.load(name, **kwargs))
+        if _EMPTY_TOKENIZER not in spacy.registry.tokenizers:
+            spacy.registry.tokenizers.register(_EMPTY_TOKENIZER, func=_empty_tokenizer)
+        nlp = spacy.load(name, config={"nlp": {"tokenizer": {"@tokenizers": _EMPTY_TOKENIZER}}}, **kwargs)
+        if nlp.tokenizer.prefix_search is None:  # the pipeline saved no tokenizer: the language's own
+            return blas_ops(spacy.load(name, **kwargs))
     nlp.config["nlp"]["tokenizer"] = {"@tokenizers": "spacy.Tokenizer.v1"}  # what it was saved with
     return blas_ops(nlp)
 
