@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from faithlint.config import Config
+from faithlint.pipeline import linter as linter_module
 from faithlint.pipeline import preloading, registry
 from faithlint.server.app import Models
 
@@ -100,22 +101,26 @@ def test_wait_lets_an_untaken_preload_finish():
     registry.release_checker(got.linter._checker)
 
 
-def test_collection_pauses_while_the_models_load_and_the_preload_has_all_the_first_check_needs(monkeypatch):
-    """No automatic pass of the cyclic collector until the preload has ended, whoever calls gc.enable() meanwhile;
-    then the thresholds are back, and the preloaded linter has its value extractor too."""
-    release, loading = threading.Event(), threading.Event()
-    load_checker = registry.load_checker
+def test_the_rest_loads_while_the_checker_loads_and_collection_pauses_till_the_end(monkeypatch):
+    """The relevance model, the rules and the value extractor load beside the checker (not after it), and the
+    cyclic collector makes no automatic pass until the preload has ended, whoever calls gc.enable() meanwhile."""
+    release, relevance_loading = threading.Event(), threading.Event()
+    load_checker, relevance_for = registry.load_checker, linter_module.relevance_for
 
     def blocked_checker(*args: object, **kwargs: object) -> object:
-        loading.set()
         release.wait(120)
         return load_checker(*args, **kwargs)
 
+    def seen_relevance(*args: object, **kwargs: object) -> object:
+        relevance_loading.set()
+        return relevance_for(*args, **kwargs)
+
     monkeypatch.setattr(registry, "load_checker", blocked_checker)
+    monkeypatch.setattr(linter_module, "relevance_for", seen_relevance)
     before = gc.get_threshold()
     preloading.start(OWN)
     try:
-        assert loading.wait(120)
+        assert relevance_loading.wait(120)  # while the checker is still loading
         assert gc.get_threshold()[0] == 0 and gc.isenabled()
         gc.enable()  # what srsly does after reading each of spaCy's weight files: still no automatic pass
         assert gc.get_threshold()[0] == 0
