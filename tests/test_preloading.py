@@ -130,3 +130,28 @@ def test_the_rest_loads_while_the_checker_loads_and_collection_pauses_till_the_e
     assert gc.get_threshold() == before  # back once the preload ended
     assert got is not None and cached(got._checker) and got._relevance is not None and got._values is not None
     registry.release_checker(got._checker)
+
+
+def test_openvino_starts_before_the_checker_load_asks_for_it():
+    """`faithlint serve`'s preload imports OpenVINO and starts its CPU plugin on a thread of its own, so the
+    checker's load (the last model ready) begins with its graph: seen in a fresh process with that load held."""
+    code = """
+import sys, threading, time
+from faithlint.pipeline import preloading, registry
+release = threading.Event()
+def held(*args, **kwargs):
+    release.wait(120)
+    raise RuntimeError("held")
+registry.load_checker = held
+from faithlint.models.checkers import openvino_core
+assert "openvino" not in sys.modules
+preloading.start()
+deadline = time.monotonic() + 120
+while time.monotonic() < deadline and not openvino_core._core.cache_info().currsize:
+    time.sleep(0.05)
+assert openvino_core._core.cache_info().currsize == 1 and "openvino" in sys.modules, "no Core"
+release.set()
+preloading.wait(120)
+"""
+    pytest.importorskip("openvino")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

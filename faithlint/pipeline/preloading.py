@@ -81,8 +81,8 @@ class _Preload:
 
 
 def start(config: Config | None = None) -> None:
-    """Start loading ``config``'s models (the defaults) on a daemon thread, and the spaCy pipeline on another (every
-    check needs it, it is the slowest to load); one preload per process."""
+    """Start loading ``config``'s models (the defaults) on a daemon thread, the spaCy pipeline on another (every
+    check needs it) and OpenVINO on a third (:func:`_start_openvino`); one preload per process."""
     global _pending
     from faithlint.document.sentences import preload_spacy
 
@@ -93,6 +93,18 @@ def start(config: Config | None = None) -> None:
         preload_spacy()
         _pending = _Preload(config)
         _pending.thread.start()
+        threading.Thread(target=_start_openvino, name="faithlint-openvino", daemon=True).start()
+
+
+def _start_openvino() -> None:
+    """OpenVINO imported and its CPU plugin started while the preload thread imports the settings and the registry:
+    the checker's load (the last of the models to be ready) then begins with its graph."""
+    try:
+        from faithlint.models.checkers.openvino_core import cpu_plugin_problem
+
+        cpu_plugin_problem()  # imports openvino, makes the process's Core, lists its devices (what picking asks)
+    except Exception as exc:  # noqa: BLE001 - not installed or broken: the checker's load says so, or takes another
+        log.debug("starting OpenVINO early failed: %s", exc)
 
 
 def _pause_gc() -> None:
