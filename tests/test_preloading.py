@@ -98,6 +98,7 @@ def test_wait_lets_an_untaken_preload_finish():
     preloading.wait(60)  # what the server does when told to exit before its first check
     got = preloading._pending
     assert got is not None and not got.thread.is_alive() and got.linter is not None
+    assert not got.openvino.is_alive()  # the OpenVINO start is over too: no exit inside its native code
     registry.release_checker(got.linter._checker)
 
 

@@ -32,6 +32,7 @@ class _Preload:
         self.config = config
         self.linter: Any = None
         self.thread = threading.Thread(target=self._run, name="faithlint-preload", daemon=True)
+        self.openvino = threading.Thread(target=_start_openvino, name="faithlint-openvino", daemon=True)
 
     def _run(self) -> None:
         """The checker on this thread, everything else the first check needs on another (:meth:`_rest`).
@@ -62,6 +63,7 @@ class _Preload:
         except Exception as exc:  # the check that needs these models loads them again and reports the error
             log.info("preloading the default models failed: %s", exc)
         finally:
+            self.openvino.join()  # over with this thread: wait() and take() cover it (no exit inside native code)
             _resume_gc()
 
     @staticmethod
@@ -92,8 +94,8 @@ def start(config: Config | None = None) -> None:
         _pause_gc()
         preload_spacy()
         _pending = _Preload(config)
+        _pending.openvino.start()
         _pending.thread.start()
-        threading.Thread(target=_start_openvino, name="faithlint-openvino", daemon=True).start()
 
 
 def _start_openvino() -> None:
