@@ -1,7 +1,7 @@
 """Language server latency: didChange -> publishDiagnostics for one-sentence edits, cold start, memory.
 
     python bench/lsp_latency.py [--model PATH] [--monitor on|off] [--edits 50] [--draft-words 2000]
-                                [--context-words 10000] [--server-pythonpath DIR] [--json]
+                                [--context-words 10000] [--server-pythonpath DIR] [--cold-starts N] [--json]
 
 ``--example`` opens README's example (``examples/rag-answer``) instead of the generated draft.
 
@@ -206,6 +206,23 @@ async def reopen(args: argparse.Namespace, tmp: Path, draft: Path, draft_text: s
     return {"cold_start_s": round(first, 2), "cold_start_whole_s": round(whole, 2)}
 
 
+async def cold_start(args: argparse.Namespace) -> float:
+    """One more cold start: a fresh server, workspace and disk cache, seconds from spawn to first diagnostics."""
+    tmp, draft, draft_text, init = workspace(args, "faithlint-bench-")
+    env = {**os.environ, "FAITHLINT_CACHE_DIR": str(tmp / ".cache")}
+    cwd = Path(args.server_pythonpath).resolve() if getattr(args, "server_pythonpath", None) else None
+    if cwd is not None:
+        env["PYTHONPATH"] = str(cwd)
+    b = Bench()
+    t0 = time.perf_counter()
+    await b.start_and_open([sys.executable, "-m", "faithlint", "serve"], tmp, init, draft, draft_text, env=env, cwd=cwd)
+    first = await b.wait_version(1, args.timeout) - t0
+    await b.client.shutdown_async(None)
+    b.client.exit(None)
+    await b.client.stop()
+    return first
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp, draft, draft_text, init = workspace(args, "faithlint-bench-")
     b = Bench()
@@ -261,6 +278,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     b.client.exit(None)
     await b.client.stop()
     reopened = await reopen(args, tmp, draft, draft_text, init, env, cwd) if args.reopen else None
+    colds = [cold] + [await cold_start(args) for _ in range(args.cold_starts - 1)]
     lat_ms = sorted(x * 1000 for x in latencies)
     stage_names = [k for k in (stages[0] if stages else {}) if all(isinstance(t.get(k), (int, float)) for t in stages)]
 
@@ -273,6 +291,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "pause_s": args.pause,
         "server_pythonpath": str(cwd) if cwd else None,
         "cold_start_s": round(cold, 2), "cold_start_whole_s": round(whole, 2),
+        "cold_starts": {"runs": [round(c, 2) for c in colds], "median": round(statistics.median(colds), 2),
+                        "min": round(min(colds), 2)},
         "partial_first": (st.get("partialResultsDelivered") or 0) > 0, "model_load_s": st.get("modelLoadSeconds"),
         "first_check_pairs": first_pairs,
         "edit_latency_ms": {"p50": round(pct(50), 1), "p95": round(pct(95), 1),
@@ -305,6 +325,10 @@ def main() -> None:
                    help="run the server of the faithlint tree in DIR (PYTHONPATH=DIR, this interpreter)")
     p.add_argument("--reopen", action="store_true",
                    help="then start a second server on the same workspace and disk cache (reopened workspace)")
+    p.add_argument("--cold-starts", type=int, default=1, metavar="N",
+                   help="cold starts to time, each a fresh server, workspace and disk cache (default 1; the first is "
+                        "the edited session's): their median and minimum are reported too, the machine's speed "
+                        "varying from one start to the next")
     p.add_argument("--pause", type=float, default=0.0,
                    help="seconds between the whole draft's diagnostics and the first edit (default 0: the edits "
                         "start at once, before the server's idle warm-up of the context runs)")
@@ -320,6 +344,10 @@ def main() -> None:
           + (" (the draft's first sentences)" if res["partial_first"] else "")
           + f"; to the whole draft's: {res['cold_start_whole_s']:.2f} s "
           f"(model load {res['model_load_s'] or 0:.2f} s; first check scored {res['first_check_pairs']})")
+    if len(res["cold_starts"]["runs"]) > 1:
+        c = res["cold_starts"]
+        print(f"  cold starts to first diagnostics ({len(c['runs'])}): median {c['median']:.2f} s, "
+              f"min {c['min']:.2f} s ({', '.join(f'{x:.2f}' for x in c['runs'])})")
     lat = res["edit_latency_ms"]
     print(f"  didChange -> diagnostics: p50 {lat['p50']} ms, p95 {lat['p95']} ms, mean {lat['mean']} ms, "
           f"max {lat['max']} ms")

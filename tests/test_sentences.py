@@ -159,3 +159,90 @@ def test_blas_ops_change_no_annotation():
 
     assert annotations(fast) == annotations(plain)
     assert blas_ops(fast) is fast  # idempotent
+
+
+def test_load_pipeline_skips_the_language_tokenizer_and_loads_the_same_pipeline():
+    """load_pipeline starts from an empty tokenizer, which the pipeline's saved one fills (``spacy.load`` would
+    first build English's own from its rules, then replace all of it): the same pipeline, byte for byte."""
+    from faithlint.document.sentences import SPACY_MODEL, import_spacy, load_pipeline
+
+    try:
+        spacy = import_spacy()
+        plain = spacy.load(SPACY_MODEL, exclude=["lemmatizer"])
+    except (ImportError, OSError):
+        pytest.skip("spaCy pipeline not installed")
+    built = []
+    language_tokenizer = spacy.registry.tokenizers.get("spacy.Tokenizer.v1")
+
+    def counted() -> object:
+        built.append(1)
+        return language_tokenizer()
+
+    spacy.registry.tokenizers.register("spacy.Tokenizer.v1", func=counted)
+    try:
+        fast = load_pipeline(exclude=["lemmatizer"])
+        assert built == []  # the language's tokenizer was never built
+        again = spacy.load(SPACY_MODEL, exclude=["lemmatizer"])
+        assert built == [1]  # spacy.load builds it
+    finally:
+        spacy.registry.tokenizers.register("spacy.Tokenizer.v1", func=language_tokenizer)
+    assert fast.to_bytes() == plain.to_bytes() == again.to_bytes()  # tokenizer rules, vocab, weights, config
+    assert fast.config == plain.config  # saved with the language's tokenizer, as loaded
+    texts = [t for t, _ in CASES] + ["Dr. Okafor's U.K.-based team (est. 1998) can't fix it -- e.g. the 3rd "
+                                     "floor's 2,000 sq. ft.; see https://example.org/a?b=c at 9 a.m."]
+    assert [[(t.idx, t.text) for t in fast.make_doc(x)] for x in texts] == \
+        [[(t.idx, t.text) for t in plain.make_doc(x)] for x in texts]
+
+
+def test_entry_point_index_answers_as_catalogue_would():
+    """spaCy's registries find their entry points through the index import_spacy gives catalogue: the same
+    entry points per group, other queries passed through."""
+    from importlib.metadata import entry_points
+
+    from faithlint.document.sentences import _EntryPointIndex, import_spacy
+
+    try:
+        import_spacy()
+    except ImportError:
+        pytest.skip("spaCy not installed")
+    import catalogue
+
+    assert isinstance(catalogue.AVAILABLE_ENTRY_POINTS, _EntryPointIndex)
+    points = entry_points()
+    index = _EntryPointIndex(points)
+    groups = set(points.groups)
+    assert "console_scripts" in groups
+    for group in [*groups, "no-such-group"]:
+        assert list(index.select(group=group)) == list(points.select(group=group))
+    some = next(iter(points.select(group=next(iter(groups)))))
+    assert list(index.select(group=some.group, name=some.name)) == [some]
+
+
+def test_a_load_looks_srsly_decoders_up_once(monkeypatch):
+    """srsly asks catalogue for its msgpack decoders before every message it reads (each of spaCy's weight
+    files); inside load_pipeline they are looked up once, and afterwards srsly asks as before."""
+    from faithlint.document.sentences import load_pipeline
+
+    try:
+        from srsly.msgpack import msgpack_decoders
+    except ImportError:
+        pytest.skip("srsly not installed")
+    calls: list[object] = []
+    real = type(msgpack_decoders).get_all
+
+    def get_all(self: object) -> object:
+        calls.append(self)
+        return real(self)
+
+    monkeypatch.setattr(type(msgpack_decoders), "get_all", get_all)
+    try:
+        nlp = load_pipeline(exclude=["lemmatizer"])
+    except (ImportError, OSError):
+        pytest.skip("spaCy pipeline not installed")
+    assert calls.count(msgpack_decoders) == 1
+    assert "get_all" not in vars(msgpack_decoders)  # srsly's own lookup again
+    assert nlp.pipe_names
+    import srsly
+
+    assert srsly.msgpack_loads(srsly.msgpack_dumps({"a": 1})) == {"a": 1}
+    assert calls.count(msgpack_decoders) == 2

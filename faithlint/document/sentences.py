@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -120,6 +121,7 @@ def import_spacy() -> Any:
         stubs = _cli_stubs()
         sys.modules.update(stubs)
         try:
+            _index_entry_points()
             import spacy
         finally:
             for name, stub in stubs.items():
@@ -150,6 +152,45 @@ def _cli_stubs() -> dict[str, Any]:
     mod.info = info  # type: ignore[attr-defined]
     cli.info = mod  # type: ignore[attr-defined]
     return {"spacy.cli": cli, "spacy.cli.info": mod}
+
+
+class _EntryPointIndex:
+    """catalogue's entry points, grouped once: ``select(group=...)`` is a dict lookup.
+
+    spaCy's registries ask catalogue for a group's entry points at every lookup (about 240 while a pipeline
+    loads), and each ``select`` walks every entry point of every installed package (~40 ms in all). The
+    groups are the same snapshot catalogue takes when it is imported; other queries go to it unchanged."""
+
+    def __init__(self, points: Any) -> None:
+        from importlib.metadata import EntryPoints
+
+        self._points = points
+        if isinstance(points, dict):  # Python < 3.12: already grouped (dict's own view: no deprecation warning)
+            self._groups = dict(dict.items(points))
+        else:
+            grouped: dict[str, list[Any]] = {}
+            for point in points:
+                grouped.setdefault(point.group, []).append(point)
+            self._groups = {group: EntryPoints(found) for group, found in grouped.items()}
+        self._empty = EntryPoints(())
+
+    def select(self, **params: Any) -> Any:
+        if params.keys() == {"group"}:
+            return self._groups.get(params["group"], self._empty)
+        return self._points.select(**params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._points, name)
+
+
+def _index_entry_points() -> None:
+    """Give catalogue an :class:`_EntryPointIndex` of its entry points (once; left alone if its internals
+    differ from the version this was written against)."""
+    import catalogue
+
+    points = getattr(catalogue, "AVAILABLE_ENTRY_POINTS", None)
+    if points is not None and hasattr(points, "select") and not isinstance(points, _EntryPointIndex):
+        catalogue.AVAILABLE_ENTRY_POINTS = _EntryPointIndex(points)
 
 
 class _OneBlasThread:
@@ -215,9 +256,60 @@ def blas_ops(nlp: Any) -> Any:
     return nlp
 
 
+_DECODERS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _decoders_read_once() -> Iterator[None]:
+    """srsly's msgpack decoders looked up once for the block instead of for every message read.
+
+    srsly asks catalogue for them before each message it unpacks, and catalogue copies and walks every function
+    spaCy and thinc registered to find them: ~130 times while a pipeline loads, a sixth of the load. The
+    decoders found at the start answer inside the block (one block at a time); nothing registers new ones
+    while a pipeline loads."""
+    try:
+        from srsly.msgpack import msgpack_decoders
+    except ImportError:  # an srsly without them: nothing to save
+        yield
+        return
+    with _DECODERS_LOCK:
+        found = msgpack_decoders.get_all()
+        msgpack_decoders.get_all = lambda: found  # type: ignore[method-assign]  # shadows the method
+        try:
+            yield
+        finally:
+            del msgpack_decoders.get_all
+
+
+_EMPTY_TOKENIZER = "faithlint.EmptyTokenizer.v1"
+
+
+def _empty_tokenizer() -> Any:
+    """A spaCy tokenizer factory: a tokenizer with no rules, which the pipeline's saved tokenizer then fills."""
+    from spacy.tokenizer import Tokenizer
+
+    return lambda nlp: Tokenizer(nlp.vocab)
+
+
 def load_pipeline(name: str = SPACY_MODEL, **kwargs: Any) -> Any:
-    """``spacy.load(name, **kwargs)`` without torch (:func:`import_spacy`), on numpy's BLAS (:func:`blas_ops`)."""
-    return blas_ops(import_spacy().load(name, **kwargs))
+    """``spacy.load(name, **kwargs)`` without torch (:func:`import_spacy`), on numpy's BLAS (:func:`blas_ops`).
+
+    The language's own tokenizer is not built: ``spacy.load`` builds it from the language's rules (its 2,700
+    special cases, its prefix, suffix and infix expressions), then replaces all of it with the tokenizer the
+    pipeline saved (``Tokenizer.from_bytes`` resets every rule first). Starting from an empty tokenizer gives
+    the same one (tests/test_sentences.py compares them) and saves a fifth of the load, all of it holding the
+    GIL. A pipeline that saved no tokenizer (``exclude``) is loaded as usual."""
+    spacy = import_spacy()
+    with _decoders_read_once():
+        if "tokenizer" in kwargs.get("exclude", ()) or "config" in kwargs:
+            return blas_ops(spacy.load(name, **kwargs))
+        if _EMPTY_TOKENIZER not in spacy.registry.tokenizers:
+            spacy.registry.tokenizers.register(_EMPTY_TOKENIZER, func=_empty_tokenizer)
+        nlp = spacy.load(name, config={"nlp": {"tokenizer": {"@tokenizers": _EMPTY_TOKENIZER}}}, **kwargs)
+        if nlp.tokenizer.prefix_search is None:  # the pipeline saved no tokenizer: the language's own
+            return blas_ops(spacy.load(name, **kwargs))
+    nlp.config["nlp"]["tokenizer"] = {"@tokenizers": "spacy.Tokenizer.v1"}  # what it was saved with
+    return blas_ops(nlp)
 
 
 _LOAD_LOCK = threading.Lock()
