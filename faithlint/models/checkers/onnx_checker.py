@@ -20,6 +20,7 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,21 @@ from faithlint.models.checkers.nli import (
 THREADS_ENV = "FAITHLINT_THREADS"  # intra-op threads for ONNX Runtime (and torch when set); 0 or unset: auto
 FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx"}
 STATES = "last_hidden_state"  # the graph's second output (training/export_onnx.py), read by the span head
+
+
+def _hash_into(graph: Path, out: Future[str]) -> None:
+    try:
+        out.set_result(file_sha256(graph))
+    except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+        out.set_exception(exc)
+
+
+def _verify(graph: Path, folder: Path, got: str) -> None:
+    """Refuse a bundled graph whose sha256 differs from the one recorded beside it."""
+    expected = read_sums(folder / "SHA256SUMS").get(graph.name) if (folder / "SHA256SUMS").exists() else None
+    if expected != got:
+        raise ModelError(f"{graph}: sha256 mismatch (expected {expected}, got {got}); "
+                         "the bundled model is corrupted, reinstall faithlint")
 
 
 def available_precisions(folder: Path) -> list[str]:
@@ -261,12 +277,12 @@ class ONNXChecker(NLIChecker):
             have = ", ".join(FILES[p] for p in available_precisions(folder)) or "none"
             raise ModelError(f"{path}: no ONNX graph for precision {precision!r} (have: {have}); "
                              "runtime = \"torch\" runs the model at full precision")
+        # the bundled graph's sha256 is checked while OpenVINO compiles it (hashlib and the compile both leave the
+        # GIL: hashing 28 MB first cost ~0.15 s of CPU, up to 0.6 s on a busy machine, of every start)
+        digest: Future[str] | None = None
         if bundled:
-            expected = read_sums(folder / "SHA256SUMS").get(graph.name) if (folder / "SHA256SUMS").exists() else None
-            got = file_sha256(graph)
-            if expected != got:
-                raise ModelError(f"{graph}: sha256 mismatch (expected {expected}, got {got}); "
-                                 "the bundled model is corrupted, reinstall faithlint")
+            digest = Future()
+            threading.Thread(target=_hash_into, args=(graph, digest), name="faithlint-sha256", daemon=True).start()
         config = json.loads((folder / "config.json").read_text())
         self.ent, self.neu, self.con = label_indices(config.get("id2label") or {}, path)
         self.temperature = float(config.get("faithlint_temperature", 1.0) or 1.0)
@@ -276,7 +292,11 @@ class ONNXChecker(NLIChecker):
         self.device = "cpu"
         self.autocast = False
         self.graph = graph
-        self.quantize = self._open(graph, precision, config)
+        try:
+            self.quantize = self._open(graph, precision, config)
+        finally:  # a corrupted file is named as such, also where the runtime could not read it
+            if digest is not None:
+                _verify(graph, folder, digest.result())
         from faithlint.models.checkers.span_head import SpanHead
 
         # the words of a flagged sentence, where the graph exposes its token states and a head is shipped
