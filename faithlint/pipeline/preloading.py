@@ -10,6 +10,7 @@ The cyclic garbage collector makes no automatic pass until the preload ends (:fu
 
 from __future__ import annotations
 
+import atexit
 import gc
 import logging
 import threading
@@ -82,6 +83,9 @@ class _Preload:
             out[:] = [None, exc]
 
 
+EXIT_WAIT_S = 30.0  # how long an exiting process waits for a preload it started (the models' native builds)
+
+
 def start(config: Config | None = None) -> None:
     """Start loading ``config``'s models (the defaults) on a daemon thread, the spaCy pipeline on another (every
     check needs it) and OpenVINO on a third (:func:`_start_openvino`); one preload per process."""
@@ -96,6 +100,9 @@ def start(config: Config | None = None) -> None:
         _pending = _Preload(config)
         _pending.openvino.start()
         _pending.thread.start()
+        # a process that exits while the preload is inside a native build aborts ("terminate called without an
+        # active exception", status -6): `faithlint serve` with bad arguments exits 2 right after starting it
+        atexit.register(wait, EXIT_WAIT_S)
 
 
 def _start_openvino() -> None:
