@@ -433,30 +433,27 @@ class Verbaliser:
         if flag and value in (0, 1) and not isinstance(value, (bool, float)):
             value = bool(value)  # is_open: 1
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        start = self.w.pos  # where this attribute's sentence begins (a yes/no one is kept for FL410)
         if value is None or text == "":
             self._sentence(subject, first, [(" are not given" if plural(words) else " is not given", child.src)],
                            words, key_src, "Its")
         elif isinstance(value, bool) and flag:
             verb, rest = low.split("_", 1)
             neg = {"is": "is not", "has": "does not have", "can": "cannot"}[verb]
-            start = self.w.pos
             self._sentence(subject, first, [(f" {verb if value else neg} {key_words(rest)}", child.src)], "",
                            key_src, "It")
             self._flag(subject, key_words(rest), "flag", value, start, child.src)
         elif isinstance(value, str) and words.lower() == "wi-fi":  # "WiFi": "free"; drafts write both spellings
             has = text.lower() not in ("no", "none", "false")
             rest = f" offers {text} Wi-Fi ({text} WiFi)" if has else " does not offer Wi-Fi (no WiFi)"
-            start = self.w.pos
             self._sentence(subject, first, [(rest, child.src)], "", key_src, "It")
             self._flag(subject, "Wi-Fi", "flag", has, start, child.src)
         elif isinstance(value, str) and text.lower() in ("yes", "no", "none", "y", "n") and \
                 (phrase := bool_phrase(key, text.lower() in ("yes", "y")))[0]:  # WiFi: u'no'
-            start = self.w.pos
             self._sentence(subject, first, [(phrase[1], child.src)], "", key_src, phrase[0])
             self._flag(subject, words, "flag", text.lower() in ("yes", "y"), start, child.src)
         elif isinstance(value, bool):
             lead, rest = bool_phrase(key, value)
-            start = self.w.pos
             if lead:
                 self._sentence(subject, first, [(rest, child.src)], "", key_src, lead)
             else:

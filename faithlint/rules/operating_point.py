@@ -16,9 +16,9 @@ rule edits neither the settings nor this module.
 The calibrated point may differ by the kind of context (:func:`context_kind`): records verbalised from JSON, YAML
 or CSV, a question the draft answers, or prose the draft restates. The checker's scores mean different things on
 them (RAGTruth's QA, summaries and overviews: sentence AUROC 0.85, 0.69, 0.80), so ``grounding.json`` may hold
-thresholds per kind (``training/fit_point_ragtruth.py``: on its calibration part, 10 of the 11 answer sentences
-that FL400 alone flagged were false alarms, so for questions FL400 is reported only where FL200 is); a threshold
-set in the settings still wins, for every kind or for one (``rules.CODE.by_context``).
+thresholds per kind (``training/fit_point_ragtruth.py``: a kind takes its own point only where it beats the shared
+one beyond the calibration part's noise; since stop 40 none does); a threshold set in the settings still wins, for
+every kind or for one (``rules.CODE.by_context``).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ was quantised by NNCF (``training/export_onnx.py``): weights are int8 with per-c
 ``DequantizeLinear``, SmoothQuant moved a per-input-channel factor from each weight onto a ``Mul`` in front of
 its activations, and bias correction adjusted biases. So a weight is dequantised and multiplied back by its
 SmoothQuant factor; biases and layer norms are the graph's own. What comes out is the int8 graph's arithmetic
-with fp32 activations: its outputs agree with the int8 graph more closely than the original fp16 weights did
-(``tests/test_checker.py``). The fp16 training weights stay in the repository (``training/checker/``).
+with fp32 activations: its outputs agree with the int8 graph a little more closely than the original fp16 weights
+did (``tests/test_onnx.py``). The fp16 training weights stay in the repository (``training/checker/``).
 
 Names come from the exporter: initializers keep their module path (``inner.bert.encoder...bias``,
 ``q_output_inner.bert.embeddings.word_embeddings.weight_1`` once quantised) and each ``MatMul``/``Gemm`` node

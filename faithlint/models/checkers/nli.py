@@ -38,17 +38,18 @@ def resolve_model(model: str | None) -> tuple[str, bool]:
     return str(model), False
 
 
-def verify_bundled(path: Path) -> None:
-    """Refuse a bundled model whose weights differ from the recorded sha256."""
+def verify_bundled(path: Path, name: str = WEIGHTS, got: str | None = None) -> None:
+    """Refuse a bundled model whose file ``name`` differs from its recorded sha256 (``got``: its digest, where
+    already computed — the ONNX checkers hash it beside their compile)."""
     sums = path / "SHA256SUMS"
-    weights = path / WEIGHTS
+    weights = path / name
     if not weights.exists() or not sums.exists():
-        raise ModelError(f"{path}: the bundled default model is missing ({WEIGHTS} or SHA256SUMS); "
+        raise ModelError(f"{path}: the bundled default model is missing ({name} or SHA256SUMS); "
                          "reinstall faithlint or pass --model PATH_OR_ID")
     expected = read_sums(sums)
-    got = file_sha256(weights)
-    if expected.get(WEIGHTS) != got:
-        raise ModelError(f"{weights}: sha256 mismatch (expected {expected.get(WEIGHTS)}, got {got}); "
+    got = file_sha256(weights) if got is None else got
+    if expected.get(name) != got:
+        raise ModelError(f"{weights}: sha256 mismatch (expected {expected.get(name)}, got {got}); "
                          "the bundled model is corrupted, reinstall faithlint")
 
 

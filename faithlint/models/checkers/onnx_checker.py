@@ -33,8 +33,8 @@ from faithlint.models.checkers.nli import (
     label_indices,
     length_batches,
     model_identity,
-    read_sums,
     resolve_model,
+    verify_bundled,
 )
 
 THREADS_ENV = "FAITHLINT_THREADS"  # intra-op threads for ONNX Runtime (and torch when set); 0 or unset: auto
@@ -47,14 +47,6 @@ def _hash_into(graph: Path, out: Future[str]) -> None:
         out.set_result(file_sha256(graph))
     except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
         out.set_exception(exc)
-
-
-def _verify(graph: Path, folder: Path, got: str) -> None:
-    """Refuse a bundled graph whose sha256 differs from the one recorded beside it."""
-    expected = read_sums(folder / "SHA256SUMS").get(graph.name) if (folder / "SHA256SUMS").exists() else None
-    if expected != got:
-        raise ModelError(f"{graph}: sha256 mismatch (expected {expected}, got {got}); "
-                         "the bundled model is corrupted, reinstall faithlint")
 
 
 def available_precisions(folder: Path) -> list[str]:
@@ -296,7 +288,7 @@ class ONNXChecker(NLIChecker):
             self.quantize = self._open(graph, precision, config)
         finally:  # a corrupted file is named as such, also where the runtime could not read it
             if digest is not None:
-                _verify(graph, folder, digest.result())
+                verify_bundled(folder, graph.name, digest.result())
         from faithlint.models.checkers.span_head import SpanHead
 
         # the words of a flagged sentence, where the graph exposes its token states and a head is shipped
