@@ -111,6 +111,7 @@ class ContextDoc:
     text: str
     offsets: SourceMap | None = None
     flags: tuple[RecordFlag, ...] = ()  # a record's yes/no attributes (structured contexts; FL410)
+    free_text: tuple[str, ...] = ()  # a structured context's free-text values as written in text (reviews, notes)
 
     def to_source(self, start: int, end: int) -> tuple[int, int]:
         """``[start, end)`` of :attr:`text` as a range of the source file."""

@@ -59,12 +59,30 @@ def test_a_kind_takes_its_own_point_only_where_it_gains_beyond_the_noise(tmp_pat
     folder.mkdir()
     shutil.copyfile(Path(DEFAULT_MODEL_DIR) / FILE, folder / FILE)
     monkeypatch.setattr(sys, "argv", ["fit_point_ragtruth.py", "--dump", str(tmp_path / "ragtruth_t_calib_sentences"
-                                                                               ".jsonl"), "--out", str(folder)])
+                                                                               ".jsonl"), "--out", str(folder),
+                                      "--false-alarm-budget", "1"])  # the synthetic answers' labels are per sentence
     fit.main()
     model = GroundingModel.load(folder)
     assert model is not None and set(kind_thresholds(model)) == {"records", "question", "prose"}
     assert kind_thresholds(model)["question"] == {"FL200": 0.11, "FL400": 0.11}
     assert model.meta["operating_point"]["kinds"]["question"]["trade_off"]
+
+
+def test_a_kind_whose_point_gives_too_many_faithful_responses_a_false_alarm_flags_less(tmp_path):
+    """Every overview has a sentence at 0.2: a wrong one in the hallucinated ones, a right one in the faithful
+    ones. Flagging them wins flagged-sentence F1 (0.67 -> 0.80) and gives every faithful overview a false alarm;
+    within a 0.35 budget the records take a threshold that leaves them."""
+    rows = []
+    for i in range(10):
+        rows += [sentence(f"h{i}", "data-to-text", 0.1, True), sentence(f"h{i}", "data-to-text", 0.2, True)]
+        rows += [sentence(f"f{i}", "data-to-text", 0.2, False), sentence(f"f{i}", "data-to-text", 0.9, False)]
+    sentences = fit.read_dump(write(tmp_path, "b", rows))
+    free = fit.kind_point(sentences, (0.24, 0.5))
+    assert free["thresholds"]["FL200"] > 0.2 and free["figures"]["false_alarm"] == 1.0
+    bound = fit.kind_point(sentences, (0.24, 0.5), budget=0.35)
+    assert bound["thresholds"]["FL200"] <= 0.2 and bound["figures"]["false_alarm"] == 0.0
+    assert bound["figures"]["recall"] == 0.5 and bound["taken"].startswith("the best point within the false-alarm")
+    assert bound["false_alarm_budget"] == 0.35
 
 
 def test_a_dump_without_every_absent_value_or_from_the_development_part_is_refused(tmp_path):

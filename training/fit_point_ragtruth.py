@@ -22,6 +22,12 @@ flagged-sentence F1 point only where that beats the shared point on its sentence
 deviation of the gain over 1,000 bootstrap draws of its responses (seed 0); else it keeps the shared point. The
 figures at the neighbouring FL200 thresholds and the share of draws the kind's point won are written beside it.
 
+Then a false-alarm budget (``--false-alarm-budget``, 0.35: the share of faithful responses that may see a
+warning, the product's bound overall (issue 37) kept per kind): a kind whose point gives more of its faithful
+calibration responses a false alarm than that takes the best-F1 FL200 threshold at or below its point that keeps
+within the budget (flagging fewer sentences), where there is one. F1 alone is blind to how findings fall on
+responses: on records the checker's doubts spread over many faithful overviews, one sentence each.
+
 The sweep needs the dump to mark every sentence with an absent value, whatever its score: ``--make-dump NAME`` runs
 ``bench/eval_ragtruth.py --part calib`` with ``rules.FL400.threshold = 1.0`` (only FL400 differs from the default
 point; the sweep reads the scores, FL100 and FL400) and notes it in the run's file, which the fit checks.
@@ -113,7 +119,7 @@ def bootstrap(sentences: Sequence[dict], mine: dict, shared: dict) -> dict[str, 
             "share_better": round(sum(g > 0 for g in gains) / DRAWS, 3), "draws": DRAWS, "seed": SEED}
 
 
-def kind_point(sentences: Sequence[dict], shared: tuple[float, float]) -> dict:
+def kind_point(sentences: Sequence[dict], shared: tuple[float, float], budget: float = 1.0) -> dict:
     """The rule of the module docstring for one kind's sentences: its point, figures and how stable it is."""
     tables = {"alone": [point_figures(sentences, t, shared[1]) for t in GRID],
               "with FL200": [point_figures(sentences, t, t) for t in GRID]}
@@ -123,9 +129,17 @@ def kind_point(sentences: Sequence[dict], shared: tuple[float, float]) -> dict:
     taken = boot["gain"] > boot["sd"]
     chosen = own if taken else at_shared
     mode = "with FL200" if chosen["fl400"] == chosen["threshold"] and chosen["fl400"] != shared[1] else "alone"
+    how = "its own best point" if taken else "the shared point (its own best gains less than one sd)"
+    if chosen["false_alarm"] > budget:
+        within = [row for row in tables[mode]
+                  if row["threshold"] <= chosen["threshold"] and row["false_alarm"] <= budget]
+        if within:
+            chosen = best(within)
+            how = (f"the best point within the false-alarm budget {budget:.2f} "
+                   f"(the F1 rule's point gave {at_shared['false_alarm'] if not taken else own['false_alarm']:.3f})")
     near = [row for row in tables[mode] if abs(row["threshold"] - chosen["threshold"]) <= 0.021]
     return {"thresholds": {"FL200": chosen["threshold"], "FL400": chosen["fl400"]},
-            "taken": "its own best point" if taken else "the shared point (its own best gains less than one sd)",
+            "taken": how, "false_alarm_budget": budget,
             "fl400": mode, "figures": chosen, "shared_figures": at_shared, "own_best": own, "bootstrap": boot,
             "neighbours": near, "sentences": len(sentences), "labelled": sum(s["positive"] for s in sentences),
             "responses": len({s["id"] for s in sentences}), "trade_off": tables[mode]}
@@ -196,6 +210,9 @@ def main() -> None:
     ap.add_argument("--dry-run", action="store_true", help="print the trade-off and the choice, write nothing")
     ap.add_argument("--fl400", type=float, default=None, help="also set FL400's threshold (default: leave it)")
     ap.add_argument("--refit", action="store_true", help="refit the grounding model on the dump's features first")
+    ap.add_argument("--false-alarm-budget", type=float, default=0.35, metavar="B",
+                    help="largest share of a kind's faithful responses with a false alarm (default 0.35: issue 37's "
+                         "bound overall, kept per kind)")
     args = ap.parse_args()
     if args.make_dump:
         make_dump(args.make_dump)
@@ -218,7 +235,7 @@ def main() -> None:
     for kind in CONTEXT_KINDS:
         of_kind = [s for s in sentences if s["kind"] == kind]
         if of_kind:
-            kinds[kind] = got = kind_point(of_kind, (shared["threshold"], fl400))
+            kinds[kind] = got = kind_point(of_kind, (shared["threshold"], fl400), args.false_alarm_budget)
             print(f"{kind}: {got['thresholds']} ({got['taken']}; FL400 {got['fl400']}); at it {got['figures']}; "
                   f"shared {got['shared_figures']}; own best {got['own_best']}; bootstrap {got['bootstrap']}")
     if args.dry_run:
@@ -234,7 +251,9 @@ def main() -> None:
     model["operating_point"] = {
         "chosen_on": f"RAGTruth calibration part ({args.dump.as_posix()})",
         "rule": "shared: best flagged-sentence F1; per kind of context: its own best F1 point (FL400 alone or with "
-                "FL200) where it gains more than one bootstrap sd of the gain over the shared point, else the shared",
+                "FL200) where it gains more than one bootstrap sd of the gain over the shared point, else the shared; "
+                f"then at most {args.false_alarm_budget:.2f} of a kind's faithful responses with a false alarm "
+                "(the best F1 at a lower FL200 threshold within it)",
         "before": before, "figures": shared, "trade_off": table, "kinds": kinds,
         "date": datetime.date.today().isoformat(), "git": git_revision(ROOT),
         "command": "python training/fit_point_ragtruth.py --dump " + args.dump.as_posix()}

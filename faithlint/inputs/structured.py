@@ -109,6 +109,7 @@ class Verbaliser:
         self.first_column = ""  # a CSV table's first header: its cell names a row that has no name column
         self.review = False  # writing one review of a list of reviews
         self.flags: list[tuple[str, RecordFlag]] = []  # the yes/no attributes written, by subject, for FL410
+        self.free_text: list[str] = []  # free-text values (reviews, descriptions): what the record does not state
 
     def run(self, root: Node) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
         self._top(root)
@@ -483,6 +484,7 @@ class Verbaliser:
                            key_src, "It")
         elif self.review and isinstance(value, str) and (is_prose(text) or low.endswith(("text", "comment"))):
             # "review_text": what the customer wrote
+            self.free_text.append(text)
             self._sentence(subject, first, [(" wrote: ", key_src), (text, child.src)], "", key_src, "A customer")
         elif number and (unit := header_unit(key))[1]:  # "price_usd": 12 -> "Its price is 12 US dollars ($12)."
             pieces: Pieces = [(" is ", key_src), (text, child.src), (f" {unit[1]}", key_src)]
@@ -496,6 +498,7 @@ class Verbaliser:
             self._sentence(subject, first, [(" are " if plural(words) else " is ", key_src), (span, child.src)],
                            words, key_src, "Its")
         elif isinstance(value, str) and is_prose(text):
+            self.free_text.append(text)
             self._sentence(subject, first, [(": ", key_src), (text, child.src)], words, key_src, "Its")
         else:
             verb = " are " if plural(words) and not number else " is "
@@ -565,7 +568,8 @@ def structured_doc(source: str, text: str, suffix: str) -> ContextDoc:
     record's yes/no attributes (:class:`~faithlint.types.RecordFlag`, for FL410)."""
     writer = Verbaliser(source)
     out, segs = writer.run(parse_structured(text, source, suffix))
-    return ContextDoc(source=source, text=out, offsets=SourceMap(text, segs), flags=writer.record_flags())
+    return ContextDoc(source=source, text=out, offsets=SourceMap(text, segs), flags=writer.record_flags(),
+                      free_text=tuple(dict.fromkeys(writer.free_text)))
 
 
 def context_from_string(source: str, text: str) -> ContextDoc:

@@ -19,6 +19,7 @@ from faithlint.document.review_talk import holds_reviews, reports_reviews
 from faithlint.rules.common_ground import common_ground
 from faithlint.rules.fix import Corrector
 from faithlint.rules.operating_point import OperatingPoint, Threshold, claim_code, sentence_code
+from faithlint.rules.record_gaps import says_record_lacks
 from faithlint.rules.sentence_fixes import SENTENCE_FIXES
 from faithlint.types import ContextDoc, Finding, FindingData, SentenceResult
 
@@ -128,10 +129,17 @@ class RuleContext:
 
         A contradiction needs common ground with the evidence that decided it (``common_ground``); a
         "contradicted" sentence that shares no content word with it is judged by its entailment alone. A roll-up
-        of a record's reviews that FL200 would flag is FL300 (:meth:`left_to_info`).
+        of a record's reviews that FL200 would flag is FL300 (:meth:`left_to_info`). A sentence that only says
+        what a record leaves out, which the record confirms, triggers none (:mod:`faithlint.rules.record_gaps`).
         """
         code = self._sentence_code(judged)
+        if code in ("FL100", "FL200") and self._record_gap(judged):
+            return None
         return "FL300" if code == "FL200" and self._review_rollup(judged) else code
+
+    def _record_gap(self, judged: Judged) -> bool:
+        return (not self.config.check_boilerplate and judged.unit.kind == "sentence"
+                and says_record_lacks(judged.unit.text, self.context))
 
     def _sentence_code(self, judged: Judged) -> str | None:
         entailment = judged.probs["entailment"]

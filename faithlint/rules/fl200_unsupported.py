@@ -25,7 +25,10 @@ context you gave. The message quotes the closest evidence found.
 Against a record (JSON, YAML or CSV) with reviews, a sentence that sums up what the reviewers say ("Customers
 praise the friendly staff", "One reviewer noted the long wait") is reported as FL300 (info) instead: single
 reviews cannot settle a summary of many, and on real overviews 9 in 10 such warnings were false alarms
-(`faithlint/document/review_talk.py`). `check_review_rollups = true` warns on them again.
+(`faithlint/document/review_talk.py`). `check_review_rollups = true` warns on them again. A sentence that only
+says what the record leaves out ("Reservations are not mentioned in the data.") is not reported when the record's
+own statements (without its reviews) name none of those things (`faithlint/rules/record_gaps.py`;
+`check_boilerplate = true` judges it again).
 """
     example = RuleExample(context="The Riverside Public Library reopened on March 4, 2024, after an 18-month "
                                   "renovation.",

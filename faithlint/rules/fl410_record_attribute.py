@@ -17,20 +17,13 @@ also names: the claim may come from there.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from faithlint.rules.base import Judged, Rule, RuleContext, RuleExample
+from faithlint.rules.clauses import clauses
 from faithlint.rules.fix import shorten
 from faithlint.types import ContextDoc, Evidence, Finding, RecordFlag
 
-# a clause ends where a contrast or a new verb phrase begins; negation does not cross it
-_CLAUSE = re.compile(
-    r"[;:]|,?\s+(?:but|while|whereas|although|though|yet)\s+|,\s*however,?\s+|"
-    r",\s+(?=(?:they|it|there|the\s+\w+|customers|guests|visitors|diners|patrons)\s)|"
-    r",?\s+and\s+(?=(?:[\w-]+\s+){0,3}?(?:also\s+)?(?:has|have|offers?|provides?|is|are|takes?|accepts?|allows?|"
-    r"features?|includes?)\b)", re.IGNORECASE)
-# a sentence that opens with a subordinate clause ("While it has no Wi-Fi, ...") ends that clause at its comma
-_OPENER = re.compile(r"\s*(?:while|although|though|whereas|despite|since)\b[^,;]*,", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|none|unavailable|cannot)\b|n't\b",
                        re.IGNORECASE)
 _NEGATED_AFTER = re.compile(r"\s*(?:(?:is|are|was|were)(?:\s+not|n't)\b|(?:not|unavailable)\b)", re.IGNORECASE)
@@ -43,19 +36,6 @@ _ABOUT = re.compile(r"\b(?:information|mention\w*|specif\w*|data|details?|listed
                     r"reviews?|reviewers?|praised?|complain\w*|said|says|noted|according|attributes?)\b",
                     re.IGNORECASE)
 _LOT_OF = re.compile(r"\ba\s+lot\s+of\b|\blots\s+of\b", re.IGNORECASE)
-
-
-def clauses(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, clause) pieces of a sentence at contrasts, new verb phrases and after an opening subordinate
-    clause."""
-    at = 0
-    if opener := _OPENER.match(text):
-        yield 0, text[:opener.end() - 1]
-        at = opener.end()
-    for m in _CLAUSE.finditer(text, at):
-        yield at, text[at:m.start()]
-        at = m.end()
-    yield at, text[at:]
 
 
 def mention(clause: str, flag: RecordFlag) -> re.Match[str] | None:
