@@ -338,6 +338,11 @@ def test_fl400_names_no_value_the_whole_context_says_word_for_word():
                        [ContextDoc("other.md", "Elsewhere:  TAYLOR   swift sang.")])
     assert "Taylor Swift" not in {f.data["value"] for f in RULE.check(judged, told)}
     assert "2031" in {f.data["value"] for f in RULE.check(judged, told)}
+    # a name every word of which the context has, apart, is one of its names put together; one word is not enough
+    apart = RuleContext(lt.config, point, lt._mismatches, [ContextDoc("other.md", "Swift wrote it; Taylor sang.")])
+    assert "Taylor Swift" not in {f.data["value"] for f in RULE.check(judged, apart)}
+    half = RuleContext(lt.config, point, lt._mismatches, [ContextDoc("other.md", "Taylor sang it.")])
+    assert "Taylor Swift" in {f.data["value"] for f in RULE.check(judged, half)}
     # word for word: a value inside a longer number or word of the context is still absent
     inside = RuleContext(lt.config, point, lt._mismatches,
                          [ContextDoc("other.md", "In 12031 the TaylorSwiftian era began.")])

@@ -7,6 +7,7 @@ operating point and the shared, cached helpers (evidence quoting, value matching
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +74,15 @@ def _values_of(text: str) -> frozenset[str]:
     return frozenset(it.value.norm for it in _analyse(text, None).items if it.value.kind != "entity")
 
 
+_WORDS = re.compile(r"[^\W_]+")
+
+
+@cached(LRUCache(16), lock=threading.Lock())
+def _words_of(text: str) -> frozenset[str]:
+    """The casefolded words of ``text``, once per text: a name all of whose words the context has."""
+    return frozenset(w.casefold() for w in _WORDS.findall(text))
+
+
 def _word_char(c: str) -> bool:
     """What ``re``'s ``\\w`` matches (str patterns)."""
     return c.isalnum() or c == "_"
@@ -95,6 +105,17 @@ class RuleContext:
         Matching a sentence's values against the whole context the way they are matched against its evidence
         cost ~0.2 s a sentence on a 10,000-word context."""
         return frozenset().union(*(_values_of(doc.text) for doc in self.context))
+
+    @cached_property
+    def context_words(self) -> frozenset[str]:
+        """The casefolded words of the whole context, for FL400: a name whose every word the context has
+        ("Duke Blue Devils" beside "Duke" and "the Blue Devils") is one of its names, put together."""
+        return frozenset().union(*(_words_of(doc.text) for doc in self.context))
+
+    def names_in_context(self, name: str) -> bool:
+        """Every word of ``name`` is a word of the whole context (case aside)."""
+        words = [w.casefold() for w in _WORDS.findall(name)]
+        return bool(words) and all(w in self.context_words for w in words)
 
     @cached_property
     def _context_text(self) -> str:

@@ -64,7 +64,8 @@ count of the same thing in the evidence, never against an unrelated number. Name
 (`Smith` in `John Smith`, `Peyton Manning` in `Peyton Williams Manning`, `the U.S.` = `United States`, possessives,
 case, hyphens, `West African` for `West Africa`). A value the whole context states, word for word (case and spacing
 aside) or in an equivalent form ("twelve percent" for `12%`), is not reported even where the sentence's evidence
-lacks it: the evidence missed it, the context did not.
+lacks it: the evidence missed it, the context did not; nor is a name every word of which the context has ("Duke Blue
+Devils" beside "Duke" and "the Blue Devils").
 When the evidence has a value of the same kind, the message names it and the language server offers to replace the
 draft's value with it.
 """
@@ -80,8 +81,9 @@ draft's value with it.
         # the evidence missed it, the context has it (word for word, or in another form: "twelve" for "12", "a
         # seven-day period" for "7 days"): not an absent fact
         found = [m for m in ctx.mismatches(r.text, [w.text for w in r.windows]) if not ctx.in_context(m.value.text)]
-        if found and ctx.context:  # same normalised value; names keep to word for word
-            found = [m for m in found if m.value.kind == "entity" or m.value.norm not in ctx.context_values]
+        if found and ctx.context:  # same normalised value; a name whose every word the context has
+            found = [m for m in found if not (ctx.names_in_context(m.value.text) if m.value.kind == "entity"
+                                              else m.value.norm in ctx.context_values)]
         for m in found:
             a, b = judged.unit.to_source(m.value.start, m.value.end)
             # a counterpart is named (and offered as the fix) only where it stands where the draft's value does
