@@ -51,6 +51,10 @@ def test_what_counts_as_the_records_own_statements(record_file: Path) -> None:
     assert not says_record_lacks("Harbor Grill's hours are not given in the data.", [doc])
     # "In terms of amenities," says nothing by itself; the business's name is no gap
     assert says_record_lacks("In terms of amenities, the data does not mention reservations.", [doc])
+    # a prose document beside the record may name what the record lacks
+    notes = context_from_string("notes.md", "Tables can be reserved by phone.")
+    assert says_record_lacks("Reservations are not mentioned in the data.", [doc])
+    assert not says_record_lacks("Reservations are not mentioned in the data.", [doc, notes])
     # prose is no record, and a sentence without a gap is none
     assert not says_record_lacks("Reservations are not mentioned.", [context_from_string("notes", "It has a bar.")])
     assert not says_record_lacks("It takes reservations.", [doc])

@@ -55,14 +55,13 @@ _SUBJECT = re.compile(r"^[^\n:]{1,120}:(?=\s)", re.MULTILINE)  # "Holdren's Gril
 
 def says_record_lacks(sentence: str, docs: Sequence[ContextDoc]) -> bool:
     """Does ``sentence`` only say that the data leaves things out, and does a structured context confirm it (its
-    own statements name none of those things)?"""
-    records = [doc for doc in docs if doc.offsets is not None]
-    if not records or not _GAP.search(sentence) or not _only_gaps(sentence):
+    own statements name none of those things, nor does any other context document)?"""
+    if not any(doc.offsets is not None for doc in docs) or not _GAP.search(sentence) or not _only_gaps(sentence):
         return False
     named = {stem(w) for w in _WORD.findall(_WIFI.sub("wifi", sentence))
              if len(w) >= 3 and w.lower() not in STOP_WORDS and w.lower() not in _GAP_WORDS}
     named |= {also for word, also in _ALSO.items() if word in named}
-    return bool(named) and not any(named & _stated(doc) for doc in records)
+    return bool(named) and not any(named & _stated(doc) for doc in docs)
 
 
 def _only_gaps(sentence: str) -> bool:
@@ -80,15 +79,21 @@ def _only_gaps(sentence: str) -> bool:
 
 
 def _stated(doc: ContextDoc) -> frozenset[str]:
-    return _stems_of(doc.text, doc.free_text)
+    """What a document states: a record's own statements; all of a prose document (it may name what the record
+    lacks)."""
+    if doc.offsets is None:
+        return _stems_of(doc.text, (), False)
+    return _stems_of(doc.text, doc.free_text, True)
 
 
 @lru_cache(maxsize=64)
-def _stems_of(text: str, free_text: tuple[str, ...]) -> frozenset[str]:
+def _stems_of(text: str, free_text: tuple[str, ...], record: bool) -> frozenset[str]:
     """The stems of what a record itself states: its verbalisation without free text (reviews, descriptions),
     without the sentences that give a value as missing ("Its music is not given.") and without the subject that
     opens each paragraph (a sentence may name the business whose data it talks about)."""
     for value in free_text:
         text = text.replace(value, " ")
-    text = _WIFI.sub("wifi", _SUBJECT.sub(" ", _NOT_GIVEN.sub(" ", text)))
+    if record:
+        text = _SUBJECT.sub(" ", _NOT_GIVEN.sub(" ", text))
+    text = _WIFI.sub("wifi", text)
     return frozenset(stem(w) for w in _WORD.findall(text) if len(w) >= 3)
