@@ -249,6 +249,7 @@ EQUIVALENT = {
     "case": ("APPLE agreed.", "Apple agreed."),
     "hyphenation": ("Coca Cola agreed.", "Coca-Cola agreed."),
     "demonym": ("The West African outbreak ended.", "The outbreak in West Africa ended."),
+    "age": ("A 37-year-old sailor survived.", "Louis Jordan, 37, survived."),
 }
 MISMATCH = {
     "rating": ("It has a rating of 4.2 stars.", "rating: 4.5", "4.2"),
@@ -286,6 +287,7 @@ MISMATCH = {
     "case": ("ORACLE agreed.", "Apple agreed.", "ORACLE"),
     "hyphenation": ("Pepsi Cola agreed.", "Coca-Cola agreed.", "Pepsi Cola"),
     "demonym": ("The South American outbreak ended.", "The outbreak in West Africa ended.", "South American"),
+    "age": ("A 38-year-old sailor survived.", "Louis Jordan, 37, survived.", "38-year-old"),
 }
 
 

@@ -57,7 +57,8 @@ the checker says — e.g. a pre-commit hook with `select = ["FL400"]` — set `[
 matching itself is deterministic: values are normalised so that equivalent forms match (`1,000` = `1000`, `45%` =
 `45 percent`, `twelve` = `12`, `third` = `3rd`, `March 4, 2024` = `2024-03-04` = `4 March 2024`, `11 AM` = `11:00`,
 `Tue` = `Tuesday`, a day inside `Mon-Fri` or "daily", `5 km` = `5,000 m` ≈ `3.1 miles`, `90 minutes` = `1.5 hours`,
-`$12.5 million` = `12,500,000 USD`, ranges share their unit: `10-12ft` has 10 ft). Derived mentions match too: a
+`$12.5 million` = `12,500,000 USD`, an age `a 37-year-old` = "Jordan, 37,", ranges share their unit: `10-12ft` has
+10 ft). Derived mentions match too: a
 year, month, weekday or day ("the 4th") of a date in the context, and a record's bare value (`rating: 4.5` = "4.5
 stars", `price: 25` = "$25", `rank: 3` = "third"). A small spelled-out count ("one VM") is flagged only against a
 count of the same thing in the evidence, never against an unrelated number. Names match in part and across spelling

@@ -17,6 +17,7 @@ from .normalise import (
     _date_norm,
     _dec,
     _entity_tokens,
+    _fmt,
     _last_place,
     _norm_tokens,
     _numeric_item,
@@ -101,6 +102,7 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
     items += _digit_numbers(text, claims)
     items += _word_numbers(text, claims)
     items += _word_ordinals(text, claims)
+    items = [_age(text, it) for it in items]
     items.sort(key=lambda it: (it.value.start, it.value.end))
     items = _link_ranges(text, [_mark_standalone(text, it) for it in items])
     for m in _DAYS_COVER_RE.finditer(text):  # "7 days a week" is every weekday, not a 7-day duration
@@ -132,6 +134,17 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
         norm_tokens=tuple(_norm_tokens(text)), numbers=frozenset(numbers), years=frozenset(years),
         acronyms=frozenset(acronyms), initials=frozenset(initials),
     )
+
+
+_OLD_RE = re.compile(r"[- ]old\b")
+
+
+def _age(text: str, it: _Item) -> _Item:
+    """"a 37-year-old man" states the age 37: the number, as news writes it elsewhere ("Jordan, 37, said")."""
+    v = it.value
+    if v.kind != "quantity" or it.unit != "year" or not (m := _OLD_RE.match(text, v.end)):
+        return it
+    return replace(it, value=Value("number", text[v.start:m.end()], v.start, m.end(), _fmt(it.amount)), unit="")
 
 
 def _initials(name: str) -> set[str]:
