@@ -250,6 +250,7 @@ EQUIVALENT = {
     "hyphenation": ("Coca Cola agreed.", "Coca-Cola agreed."),
     "demonym": ("The West African outbreak ended.", "The outbreak in West Africa ended."),
     "age": ("A 37-year-old sailor survived.", "Louis Jordan, 37, survived."),
+    "source_number": ("It prevents rust (Passage 2) 5.", "passage 1: It prevents rust."),
 }
 MISMATCH = {
     "rating": ("It has a rating of 4.2 stars.", "rating: 4.5", "4.2"),
@@ -288,6 +289,7 @@ MISMATCH = {
     "hyphenation": ("Pepsi Cola agreed.", "Coca-Cola agreed.", "Pepsi Cola"),
     "demonym": ("The South American outbreak ended.", "The outbreak in West Africa ended.", "South American"),
     "age": ("A 38-year-old sailor survived.", "Louis Jordan, 37, survived.", "38-year-old"),
+    "source_number": ("It prevents rust on 2 cars (Passage 2).", "passage 2: It prevents rust on 3 cars.", "2"),
 }
 
 

@@ -64,10 +64,15 @@ from .vocab import (
     ENTITY_LABELS,
 )
 
-# a list item's number: at the start of a sentence ("4. Determine the scale"), or after a sentence's end where an
-# inline list runs on ("... to your iPhone. 6.") — on RAGTruth's calibration answers 10 of 11 FL400 findings that
-# nothing else flagged were such numbers
-_ENUMERATOR = re.compile(r"(?:^|(?<=[.!?])\s)\s*\(?\d{1,2}[.)](?=\s|$)")
+# a list item's number: at the start of a sentence ("4. Determine the scale"), or after a sentence's end (or a
+# citation's parenthesis) where an inline list runs on ("... to your iPhone. 6.", "... (Passage 2) 5.") — on
+# RAGTruth's calibration answers 10 of 11 FL400 findings that nothing else flagged were such numbers
+_ENUMERATOR = re.compile(r"(?:^|(?<=[.!?)])\s)\s*\(?\d{1,2}[.)](?=\s|$)")
+# the number of a retrieved passage the answer cites ("(Passage 2)", "passages 1 and 3", "Document 4"): the prompt's
+# numbering ("passage 2:" in RAGTruth's contexts), no value of the world; nor does a context's "passage 1:" state the
+# number 1 for a draft's "one" (it had matched "how long one must keep records")
+_SOURCE_NUMBER = re.compile(r"\b(?:passages?|documents?|docs?|sources?|snippets?|excerpts?|search\s+results?)\s+"
+                            r"#?\d{1,2}(?:\s*(?:,|and|&|or|-|\u2013|to)\s*#?\d{1,2})*\b", re.IGNORECASE)
 _NUMBERED_ABBREVIATION = re.compile(
     r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|No|Nos|Vol|Fig|pp?|ch|Ch)\.\s$")
 
@@ -85,6 +90,8 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
         claims.take(m.start(), m.end())
     for start, end in enumerators(text):  # "4." numbers a list item: no value either
         claims.take(start, end)
+    for m in _SOURCE_NUMBER.finditer(text):  # "(Passage 2)" numbers a source
+        claims.take(m.start(), m.end())
     items: list[_Item] = _weekdays(text, claims)  # before NER, which takes "Fri" or "Tue" for names
     names = _regex_names(text)
     if doc is not None:
@@ -113,7 +120,7 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
             items = sorted([*items, _Item(v, weekday=0, days=frozenset(range(7)))], key=lambda it: it.value.start)
 
     numbers = set()
-    for m in _DIGITS_RE.finditer(without_citations(text)):
+    for m in _DIGITS_RE.finditer(_SOURCE_NUMBER.sub(lambda m: " " * len(m.group()), without_citations(text))):
         d = _dec(m.group("num"))
         if d is not None:
             numbers.add(d)

@@ -53,7 +53,9 @@ _STOPWORDS = frozenset(
 # "one" is a pronoun/generic determiner rather than a count after/before these words.
 _ONE_PREV = frozenset("no any every each the this that which only someone anyone little last right wrong big new "
                       "such another".split())
-_ONE_NEXT = frozenset("of another such by day time point way thing side hand or".split())
+# "one of", "one day"; and the pronoun before a verb: "how long one must keep records", "one can see"
+_ONE_NEXT = frozenset("of another such by day time point way thing side hand or must can could should may might "
+                      "would will needs need has have is was".split())
 _SECOND_PREV = frozenset("a per one every each split that this".split())
 _MONTH_ONLY_PREV = frozenset("in of since until till by during early late mid from through last next this "
                              "before after between and or to".split())
