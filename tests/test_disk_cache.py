@@ -38,6 +38,22 @@ def test_values_round_trip_and_corrupt_entries_miss_then_are_rewritten(tmp_path:
     assert not list(tmp_path.rglob(".tmp-*"))
 
 
+def test_prune_keeps_the_most_recently_used_files_and_folders(tmp_path: Path) -> None:
+    """How the compiled checkers' folders are bounded (:func:`~faithlint.cache.disk.prune`)."""
+    for i, name in enumerate("abcd"):
+        (tmp_path / f"checker-{name}").mkdir()
+        (tmp_path / f"checker-{name}" / "x.blob").write_bytes(b"x")
+        os.utime(tmp_path / f"checker-{name}", ns=(i * 10**9, i * 10**9))
+    (tmp_path / "other").mkdir()
+    disk_cache.prune(tmp_path, "checker-*", 2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checker-c", "checker-d", "other"]
+    (tmp_path / "old.tmp").write_bytes(b"x")
+    os.utime(tmp_path / "old.tmp", ns=(0, 0))
+    (tmp_path / "new.tmp").write_bytes(b"x")  # another process may be writing it now
+    disk_cache.prune(tmp_path, "*.tmp", 0, older_than_s=3600)
+    assert [p.name for p in tmp_path.glob("*.tmp")] == ["new.tmp"]
+
+
 def test_the_size_bound_evicts_the_least_recently_used(tmp_path: Path) -> None:
     c = DiskCache(tmp_path, max_bytes=10_000)
     blob = b"x" * 1_500

@@ -144,25 +144,123 @@ def test_openvino_imports_without_its_model_converter():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def _blobs(folder: Path) -> list[Path]:
+    """The compiled graphs OpenVINO wrote, each in its folder, with their seals (``.crc``) once sealed."""
+    return sorted(folder.glob("checker-*/*.blob"))
+
+
 @pytest.mark.slow
 def test_the_compiled_checker_is_kept_in_the_cache_folder(tmp_path, monkeypatch):
-    """OpenVINO's compiled int8 graph goes to ``<cache>/openvino`` (issue 41: compiling takes about a second of every
-    start); a second load reads it and scores alike, and a folder it cannot use only costs the compile."""
+    """The compiled int8 graph goes to ``<cache>/openvino`` (issue 41: compiling takes most of a second of every
+    start), written after the load; a second load imports it and scores alike, and a folder it cannot use only costs
+    the compile."""
     from faithlint.cache.disk import compile_cache
     from faithlint.config import Config
     from faithlint.pipeline.registry import models_key
 
     folder = tmp_path / "openvino"
+    folder.mkdir()
+    (folder / "16245187465325978053.blob").write_bytes(b"OpenVINO's own cache file, before stop 41")
     first = OpenVINOChecker(None, compile_cache=str(folder))
-    assert any(folder.iterdir())  # the compiled blob
+    openvino_checker.save_pending()
+    [blob] = _blobs(folder)
+    assert blob.with_suffix(".crc").exists()  # sealed
+    assert [p.name for p in folder.iterdir()] == [blob.parent.name]  # the old file is gone
     again = OpenVINOChecker(None, compile_cache=str(folder))
     assert np.array_equal(first.score_pairs(PREMISES, SENTENCES), again.score_pairs(PREMISES, SENTENCES))
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     assert OpenVINOChecker(None, compile_cache=str(blocked)).score_pairs(PREMISES[:1], SENTENCES[:1]).shape == (1, 3)
+    openvino_checker.save_pending()  # its write fails quietly
     monkeypatch.delenv("FAITHLINT_CACHE_DIR", raising=False)  # tests/conftest.py sets it; the key decides here
     assert compile_cache(str(tmp_path / "c")) == str(tmp_path / "c" / "openvino")
     assert models_key(Config(cache_dir=str(tmp_path / "c"))).checker.compile_cache == str(tmp_path / "c" / "openvino")
+
+
+@pytest.mark.slow
+def test_a_damaged_compiled_checker_is_compiled_again_not_used(tmp_path):
+    """A compiled graph damaged on disk (bytes overwritten, cut short) or not sealed scores as a fresh compile and is
+    replaced: OpenVINO imported a damaged file of its own cache and scored with it (0.65 off)."""
+    reference = OpenVINOChecker(None).score_pairs(PREMISES, SENTENCES)  # no cache
+    folder = tmp_path / "openvino"
+    OpenVINOChecker(None, compile_cache=str(folder))
+    openvino_checker.save_pending()
+    [blob] = _blobs(folder)
+    good = blob.read_bytes()
+    rng = np.random.default_rng(1)
+    damaged = bytearray(good)
+    for at in rng.integers(64, len(good) - 64, 2000):
+        damaged[at:at + 64] = rng.integers(0, 256, 64, dtype=np.uint8).tobytes()
+    for bad in (bytes(damaged), good[: len(good) // 2], None):
+        if bad is None:
+            blob.with_suffix(".crc").unlink()  # whole but never sealed (a process killed before)
+        else:
+            blob.write_bytes(bad)
+        assert np.array_equal(OpenVINOChecker(None, compile_cache=str(folder)).score_pairs(PREMISES, SENTENCES),
+                              reference)
+        openvino_checker.save_pending()
+        [again] = _blobs(folder)
+        assert again.with_suffix(".crc").exists()  # replaced and sealed (a compile writes alike, not byte for byte)
+        blob = again
+    assert np.array_equal(OpenVINOChecker(None, compile_cache=str(folder)).score_pairs(PREMISES, SENTENCES),
+                          reference)  # the replacement, imported
+
+
+def _shift_bias(graph: Path) -> None:
+    """Change the graph's classifier bias in place: the same size and modification time, other scores."""
+    import onnx
+    from onnx import numpy_helper
+
+    bias = next(t for t in onnx.load(str(graph)).graph.initializer if t.name == "inner.classifier.bias")
+    old = numpy_helper.to_array(bias).astype("<f4").tobytes()
+    new = (numpy_helper.to_array(bias) + np.array([2.0, 0.0, -2.0], dtype=np.float32)).astype("<f4").tobytes()
+    data = graph.read_bytes()
+    assert data.count(old) == 1
+    stat = graph.stat()
+    graph.write_bytes(data.replace(old, new))
+    os.utime(graph, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert graph.stat().st_size == stat.st_size
+
+
+@pytest.mark.slow
+def test_a_bundled_graph_failing_its_sha256_is_not_kept(tmp_path, monkeypatch):
+    """The bundled graph's compilation is kept under its recorded sha256: a damaged bundled graph is refused and not
+    kept, so a reinstalled (good) one is never served the damaged one's compilation."""
+    import shutil
+
+    from faithlint.models.checkers import nli
+
+    bundled = tmp_path / "default"
+    shutil.copytree(nli.DEFAULT_MODEL_DIR, bundled)
+    _shift_bias(bundled / "model.int8.onnx")
+    monkeypatch.setattr(nli, "DEFAULT_MODEL_DIR", bundled)
+    folder = tmp_path / "openvino"
+    with pytest.raises(ModelError, match="sha256 mismatch"):
+        OpenVINOChecker(None, compile_cache=str(folder))
+    openvino_checker.save_pending()
+    assert not _blobs(folder)
+
+
+@pytest.mark.slow
+def test_a_changed_graph_does_not_take_the_compiled_one(tmp_path):
+    """A model folder whose graph changed in place (same size, same modification time: only the content differs)
+    compiles the new graph instead of importing the old one's compilation."""
+    import shutil
+
+    from faithlint.models.checkers.nli import DEFAULT_MODEL_DIR
+
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model)
+    folder = tmp_path / "openvino"
+    before = OpenVINOChecker(str(model), compile_cache=str(folder)).score_pairs(PREMISES, SENTENCES)
+    openvino_checker.save_pending()
+    assert len(_blobs(folder)) == 1
+    _shift_bias(model / "model.int8.onnx")
+    changed = OpenVINOChecker(str(model), compile_cache=str(folder)).score_pairs(PREMISES, SENTENCES)
+    assert not np.allclose(changed, before, atol=1e-3)
+    assert np.array_equal(changed, OpenVINOChecker(str(model)).score_pairs(PREMISES, SENTENCES))  # no cache
+    openvino_checker.save_pending()
+    assert len(_blobs(folder)) == 2  # one per graph
 
 
 def test_no_compile_cache_when_the_cache_is_off(monkeypatch):

@@ -44,11 +44,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; ``command="serve"``: with that subcommand alone (see :func:`main`)."""
     # typeshed types ``parents`` as the subparsers' own class; argparse takes any parser (the ignores below)
     p = _Parser(prog="faithlint", description="Check generated text against the context it came from.")
     p.add_argument("--version", action="version", version=f"faithlint {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    if command == "serve":
+        _add_serve_parser(sub)
+        return p
 
     c = sub.add_parser("check", help="check drafts against their context", parents=[shared_options(  # pyright: ignore[reportArgumentType]
         context_help="context file or folder (repeatable); overrides front matter, siblings and pair rules",
@@ -139,6 +143,20 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--seed", type=int, default=13, help="random seed of the fit (default 13)")
 
     cli_explain.add_parsers(sub)
+    _add_serve_parser(sub)
+
+    from faithlint.cli.watch import add_arguments as _watch_arguments
+
+    _watch_arguments(sub.add_parser("watch", help="re-check drafts whenever they or their context change",
+                                    parents=[shared_options(  # pyright: ignore[reportArgumentType]
+                                        context_help="context file or folder for every draft (repeatable); "
+                                                     "overrides the pairing conventions",
+                                        fail_on_help="with --once: lowest severity that makes the exit code 1 "
+                                                     "(default: config)")]))
+    return p
+
+
+def _add_serve_parser(sub: Any) -> None:
     v = sub.add_parser("serve", help="run the language server (stdio by default)",
                        description="Run the language server. Editors pick the transport with the arguments the LSP "
                                    "specification names (vscode-languageclient appends them itself): --stdio (the "
@@ -164,16 +182,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit when this process (the editor that started the server) ends (default: no process "
                         "is watched)")
 
-    from faithlint.cli.watch import add_arguments as _watch_arguments
-
-    _watch_arguments(sub.add_parser("watch", help="re-check drafts whenever they or their context change",
-                                    parents=[shared_options(  # pyright: ignore[reportArgumentType]
-                                        context_help="context file or folder for every draft (repeatable); "
-                                                     "overrides the pairing conventions",
-                                        fail_on_help="with --once: lowest severity that makes the exit code 1 "
-                                                     "(default: config)")]))
-    return p
-
 
 def _format_choices(**_: Any) -> dict[str, str]:
     """The report formats with their one-line descriptions, from the registry."""
@@ -181,10 +189,16 @@ def _format_choices(**_: Any) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    # `faithlint serve` (an editor starting its server) builds only its own parser: the others import the report
+    # formats, the watcher and the rule docs, CPU that a server's cold start shares with spaCy's and its models' loads
+    serving = args_in[:1] == ["serve"] and "_ARGCOMPLETE" not in os.environ
+    parser = build_parser("serve" if serving else None)
     if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions (faithlint completion SHELL): answer, exit
         cli_explain.complete(parser)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(args_in)
+    if unknown:  # the whole parser's usage error, as without the shortcut
+        args = build_parser().parse_args(args_in)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -45,8 +45,11 @@ class _Preload:
         them, at ~25 MB more peak memory (another thread's allocations)."""
         try:  # the imports too: they hold the GIL, and this thread may start before the CLI has imported them
             from faithlint.config import Config
+            from faithlint.models.checkers import openvino_checker
             from faithlint.pipeline.registry import checker_for, models_key
 
+            # a server seals the compiled checker once its first checks are done, not beside its cold start
+            openvino_checker.save_delay_s = SAVE_DELAY_S
             self.config = self.config or Config()
             rest: list[Any] = []
             other = threading.Thread(target=self._rest, args=(self.config, rest), name="faithlint-preload-rest",
@@ -84,6 +87,7 @@ class _Preload:
 
 
 EXIT_WAIT_S = 30.0  # how long an exiting process waits for a preload it started (the models' native builds)
+SAVE_DELAY_S = 5.0  # a preloading process (the language server) seals the compiled checker this long after its load
 
 
 def start(config: Config | None = None) -> None:
