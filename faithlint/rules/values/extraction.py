@@ -149,7 +149,7 @@ _OLD_RE = re.compile(r"[- ]old\b")
 def _age(text: str, it: _Item) -> _Item:
     """"a 37-year-old man" states the age 37: the number, as news writes it elsewhere ("Jordan, 37, said")."""
     v = it.value
-    if v.kind != "quantity" or it.unit != "year" or not (m := _OLD_RE.match(text, v.end)):
+    if v.kind != "quantity" or it.unit != "year" or it.amount is None or not (m := _OLD_RE.match(text, v.end)):
         return it
     return replace(it, value=Value("number", text[v.start:m.end()], v.start, m.end(), _fmt(it.amount)), unit="")
 
