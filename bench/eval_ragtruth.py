@@ -153,12 +153,30 @@ def summarise(responses: list[dict], sentences: list[dict]) -> dict[str, dict]:
 
 
 # ---------------------------------------------------------------------------------------------- the run
-def run(rows: list[dict]) -> tuple[list[dict], list[dict], dict]:
-    """Check every row at the default settings: (response records, sentence records, timings)."""
+def parse_settings(ap: argparse.ArgumentParser, text: str | None) -> dict | None:
+    """``--settings``: a JSON object of settings, checked as faithlint.toml's are (a bad one is a usage error)."""
+    if text is None:
+        return None
+    from faithlint import api
+    from faithlint.errors import ConfigError
+
+    try:
+        settings = json.loads(text)
+        if not isinstance(settings, dict):
+            raise ValueError("not a JSON object")
+        api.as_config(settings)
+    except (ValueError, ConfigError) as exc:
+        ap.error(f"--settings: {str(exc).splitlines()[0]}")
+    return settings
+
+
+def run(rows: list[dict], settings: dict | None = None) -> tuple[list[dict], list[dict], dict]:
+    """Check every row at the default settings, or ``settings`` over them: (response records, sentence records,
+    timings)."""
     from faithlint import api
     from faithlint.inputs.structured import context_from_string
 
-    linter = api.linter_for(None)
+    linter = api.linter_for(settings or None)
     t0 = time.perf_counter()
     linter.load()
     load_s = time.perf_counter() - t0
@@ -237,7 +255,10 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="only the first N responses of the part (0: all)")
     ap.add_argument("--reuse", action="store_true", help="recompute the metrics from this name's result files")
     ap.add_argument("--note", help="a note kept in the result file (e.g. the machine and its load)")
+    ap.add_argument("--settings", metavar="JSON", help="settings over the defaults, as faithlint.toml's keys in a JSON "
+                    "object (e.g. '{\"check_boilerplate\": true}'): what a change measures against")
     args = ap.parse_args()
+    settings = parse_settings(ap, args.settings)
     stem = f"ragtruth_{args.name}" + ("" if args.part == "dev" else f"_{args.part}")
     dump = RESULTS / f"{stem}_sentences.jsonl"
     if args.limit < 0:
@@ -257,10 +278,11 @@ def main() -> None:
         chosen = [r for r in ragtruth.split(rows)[args.part] if args.task in (None, r["task"])]
         chosen = chosen[:args.limit] if args.limit else chosen
         t0 = time.perf_counter()
-        responses, sentences, timing = run(chosen)
+        responses, sentences, timing = run(chosen, settings)
         record = {"name": args.name, "part": args.part, "task": args.task, "limit": args.limit,
                   "command": "python " + shlex.join(sys.argv), "revision": git_revision(ROOT),
-                  "settings": "default Config() via faithlint.api.check (markdown=False, as check --pairs)",
+                  "settings": ("default Config()" + (f" with {json.dumps(settings)}" if settings else "")
+                               + " via faithlint.api.check (markdown=False, as check --pairs)"),
                   "split": {"proportions": ragtruth.PARTS, "by": "source_id, stratified per task", "sizes": sizes},
                   "cpus": os.cpu_count(), **timing, "wall_s": time.perf_counter() - t0, "responses": responses}
         dump.write_text("".join(json.dumps(s, ensure_ascii=False) + "\n" for s in sentences), encoding="utf-8")

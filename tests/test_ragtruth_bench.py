@@ -116,3 +116,19 @@ def test_split_of_the_real_file_is_disjoint_and_sized() -> None:
         n = sum(sizes[p][task]["sources"] for p in ragtruth.PARTS)
         assert abs(sizes["dev"][task]["sources"] - 0.35 * n) <= 1 and abs(sizes["train"][task]["sources"] - n / 2) <= 1
     assert Counter(r["task"] for r in dev) == {t: sizes["dev"][t]["responses"] for t in ragtruth.TASKS}
+
+
+def test_settings_over_the_defaults_are_checked_like_faithlint_toml(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="eval_ragtruth.py")
+    assert ev.parse_settings(ap, None) is None
+    assert ev.parse_settings(ap, '{"check_boilerplate": true, "rules": {"FL200": {"threshold": 0.2}}}') == {
+        "check_boilerplate": True, "rules": {"FL200": {"threshold": 0.2}}}
+    for bad, said in [('{"nope": 1}', "unknown key 'nope'"), ("[1]", "not a JSON object"),
+                      ("{oops", "Expecting property name"), ('{"check_boilerplate": "maybe"}', "check_boilerplate")]:
+        with pytest.raises(SystemExit) as exit_:
+            ev.parse_settings(ap, bad)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert err.startswith("eval_ragtruth.py: error: --settings: ") and said in err
