@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -178,6 +180,8 @@ def workspace(args: argparse.Namespace, prefix: str) -> tuple[Path, Path, str, d
     else:
         draft_text, context_text = make_texts(args.draft_words, args.context_words)
     tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    # removed at exit: with its disk cache and compiled checker a workspace holds ~60 MB, and --cold-starts makes many
+    atexit.register(shutil.rmtree, tmp, True)
     draft = tmp / "report.md"
     draft.write_text(draft_text)
     (tmp / "report.context.md").write_text(context_text)

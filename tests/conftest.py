@@ -10,8 +10,16 @@ from pathlib import Path
 import pytest
 
 # The on-disk context cache goes to a fresh folder per test session (subprocesses inherit it), never to the
-# user's cache directory: tests neither read what another run left nor leave anything behind there.
-os.environ.setdefault("FAITHLINT_CACHE_DIR", tempfile.mkdtemp(prefix="faithlint-test-cache-"))
+# user's cache directory: tests neither read what another run left nor leave anything behind there; the folder
+# (with the compiled checker, ~60 MB) is removed when the session ends.
+_SESSION_CACHE = None if "FAITHLINT_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="faithlint-test-cache-")
+if _SESSION_CACHE is not None:
+    os.environ["FAITHLINT_CACHE_DIR"] = _SESSION_CACHE
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _SESSION_CACHE is not None:
+        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 BUNDLED = Path(__file__).resolve().parents[1] / "faithlint" / "models" / "default"
 
