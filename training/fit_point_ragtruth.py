@@ -134,9 +134,9 @@ def kind_point(sentences: Sequence[dict], shared: tuple[float, float], budget: f
         within = [row for row in tables[mode]
                   if row["threshold"] <= chosen["threshold"] and row["false_alarm"] <= budget]
         if within:
-            chosen = best(within)
             how = (f"the best point within the false-alarm budget {budget:.2f} "
-                   f"(the F1 rule's point gave {at_shared['false_alarm'] if not taken else own['false_alarm']:.3f})")
+                   f"(the F1 rule's point gave {chosen['false_alarm']:.3f})")
+            chosen = best(within)
     near = [row for row in tables[mode] if abs(row["threshold"] - chosen["threshold"]) <= 0.021]
     return {"thresholds": {"FL200": chosen["threshold"], "FL400": chosen["fl400"]},
             "taken": how, "false_alarm_budget": budget,

@@ -90,8 +90,9 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
         claims.take(m.start(), m.end())
     for start, end in enumerators(text):  # "4." numbers a list item: no value either
         claims.take(start, end)
-    for m in _SOURCE_NUMBER.finditer(text):  # "(Passage 2)" numbers a source
-        claims.take(m.start(), m.end())
+    sources = [(m.start(), m.end()) for m in _SOURCE_NUMBER.finditer(text)]
+    for start, end in sources:  # "(Passage 2)" numbers a source
+        claims.take(start, end)
     items: list[_Item] = _weekdays(text, claims)  # before NER, which takes "Fri" or "Tue" for names
     names = _regex_names(text)
     if doc is not None:
@@ -120,7 +121,10 @@ def _analyse(text: str, doc: Any | None) -> _Analysis:
             items = sorted([*items, _Item(v, weekday=0, days=frozenset(range(7)))], key=lambda it: it.value.start)
 
     numbers = set()
-    for m in _DIGITS_RE.finditer(_SOURCE_NUMBER.sub(lambda m: " " * len(m.group()), without_citations(text))):
+    plain = without_citations(text)
+    for start, end in sources:  # blanked, as citations are: offsets still hold
+        plain = plain[:start] + " " * (end - start) + plain[end:]
+    for m in _DIGITS_RE.finditer(plain):
         d = _dec(m.group("num"))
         if d is not None:
             numbers.add(d)
